@@ -1,0 +1,19 @@
+# Third-party libraries: all Debian packages (scripts/setup.sh installs them).
+find_package(Threads REQUIRED)
+find_package(TBB REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json REQUIRED)
+find_package(Eigen3 REQUIRED NO_MODULE)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+
+# OpenBLAS explicitly: Debian's default libblas3 is the slow reference BLAS.
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+
+if(SIMKIT_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(SIMKIT_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,37 @@
+# Warnings, sanitizers and fuzzing flags, applied to simkit's own targets through
+# the interface library simkit_flags (third-party headers are included as SYSTEM).
+add_library(simkit_flags INTERFACE)
+target_compile_options(simkit_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow=local -Wno-missing-field-initializers>)
+if(SIMKIT_WERROR)
+  target_compile_options(simkit_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>
+                                                $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
+endif()
+if(SIMKIT_WITH_CUDA)
+  target_compile_options(simkit_flags INTERFACE
+    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra -lineinfo>)
+  # fmt's compile-time format checks do not survive nvcc: CUDA sources build their
+  # messages with simkit::cat (core/text.hpp) instead of fmt.
+endif()
+
+if(SIMKIT_SANITIZE)
+  if(SIMKIT_WITH_CUDA)
+    message(FATAL_ERROR "SIMKIT_SANITIZE is for CPU-only builds: add -DSIMKIT_CUDA=OFF")
+  endif()
+  set(_san "-fsanitize=${SIMKIT_SANITIZE}" -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_compile_options(${_san})
+  add_link_options(${_san})
+endif()
+
+if(SIMKIT_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "SIMKIT_FUZZ needs clang (CXX=clang++)")
+  endif()
+  if(SIMKIT_WITH_CUDA)
+    message(FATAL_ERROR "SIMKIT_FUZZ is for CPU-only builds: add -DSIMKIT_CUDA=OFF")
+  endif()
+  # Everything is built with coverage instrumentation and ASan/UBSan; fuzz targets add the driver.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,144 @@
+// Nearest word vectors: load word-vector models in the common formats, parse queries
+// (a word, or words joined by + and -), and find the k most cosine-similar words on
+// the CPU or a GPU with the same answers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simkit/device.hpp"
+
+namespace simkit {
+class Progress;
+}
+
+namespace simkit::neighbors {
+
+enum class Format { Auto, Glove, Word2VecText, Word2VecBinary, Npy, Skv };
+
+// "auto", "glove", "word2vec", "word2vec-binary", "npy", "skv".
+Format parse_format(std::string_view name);
+std::string_view format_name(Format format);
+
+// A word-vector model: `rows` words, each with `dim` float32 values and their norm.
+// Rows keep the order of the source file. The data may live in a memory-mapped file.
+struct Model {
+  std::size_t rows = 0;
+  std::size_t dim = 0;
+  const float* vectors = nullptr;            // rows x dim, row-major
+  const float* norms = nullptr;              // Euclidean norm of each row
+  const char* word_bytes = nullptr;          // all words back to back
+  const std::uint64_t* word_offsets = nullptr;  // rows + 1 offsets into word_bytes
+  const std::uint32_t* sorted = nullptr;     // row numbers in byte order of their words
+  Format format = Format::Auto;              // the format it was read from
+  std::string source;                        // the path it was read from
+  std::shared_ptr<const void> storage;       // keeps the memory above alive
+
+  std::string_view word(std::size_t row) const {
+    return {word_bytes + word_offsets[row], word_offsets[row + 1] - word_offsets[row]};
+  }
+  std::span<const float> vector(std::size_t row) const { return {vectors + row * dim, dim}; }
+  // Binary search in the sorted index.
+  std::optional<std::uint32_t> find(std::string_view word) const;
+};
+
+struct LoadOptions {
+  Format format = Format::Auto;  // Auto: detected from the content
+  std::string words_path;        // the word list of an .npy matrix (one word a line)
+  Progress* progress = nullptr;  // advanced by bytes read
+};
+
+// Reads a model; refuses malformed input with InputError naming file, position, reason.
+Model load_model(const std::string& path, const LoadOptions& options = {});
+
+// Detects the format of a file from its first bytes (never Auto; throws InputError for
+// empty or unrecognisable files).
+Format detect_format(std::string_view head, const std::string& path);
+
+// Writes a model in `format` (Glove, Word2VecText, Word2VecBinary or Skv), atomically.
+// Text formats print each value in the shortest form that reads back bit-exactly.
+void save_model(const Model& model, const std::string& path, Format format,
+                Progress* progress = nullptr);
+
+// A model built in memory (tests, conversions): checks words and values like the readers.
+Model make_model(std::vector<std::string> words, std::vector<float> vectors, std::size_t dim,
+                 const std::string& source = "memory");
+
+// ------------------------------------------------------------------ queries
+
+struct QueryTerm {
+  std::uint32_t row = 0;
+  float weight = 1;  // +1 or -1
+};
+
+// A parsed query: "king - man + woman" -> king(+1) man(-1) woman(+1).
+struct Query {
+  std::string text;              // the tokens joined by single spaces
+  std::vector<QueryTerm> terms;
+};
+
+// Parses one query. Tokens are separated by white space; "+" and "-" are operators,
+// words side by side are added. A token such as "-man" that is not itself a word is read
+// as an operator and a word. Throws InputError (with `where` as location) for an empty
+// query, a dangling operator or an unknown word (naming it).
+Query parse_query(std::string_view line, const Model& model, const std::string& where);
+
+// The query's direction as gensim's most_similar computes it: the mean of the terms'
+// unit vectors times their weights, normalised. Throws InputError if it is zero.
+std::vector<float> query_vector(const Model& model, const Query& query, const std::string& where);
+
+// ------------------------------------------------------------------ search
+
+enum class Precision { Fp32, Tf32, Fp16, Bf16 };
+Precision parse_precision(std::string_view name);
+std::string_view precision_name(Precision precision);
+
+struct SearchOptions {
+  std::size_t k = 10;
+  Device device;                   // CPU or CUDA device
+  Precision precision = Precision::Fp32;  // GPU only; the CPU always computes in fp32
+  std::size_t memory_budget = 0;   // bytes; 0 = automatic
+};
+
+struct Match {
+  std::uint32_t row = 0;
+  float similarity = 0;
+};
+
+// Holds a model ready for search on one device (on a GPU: uploaded once) and answers
+// batches of queries. Each answer lists up to k rows best first (ties: lower row first),
+// without the query's own words.
+class Searcher {
+ public:
+  Searcher(const Model& model, const SearchOptions& options);
+  ~Searcher();
+  Searcher(const Searcher&) = delete;
+  Searcher& operator=(const Searcher&) = delete;
+
+  std::vector<std::vector<Match>> search(std::span<const Query> queries);
+  // Searches raw directions (unit vectors, queries x dim), excluding nothing.
+  std::vector<std::vector<Match>> search_vectors(std::span<const float> directions,
+                                                 std::size_t queries);
+
+  const SearchOptions& options() const;
+  // Milliseconds the last search took on its device (CUDA events on a GPU).
+  double last_search_ms() const;
+  // Milliseconds spent preparing the model on the device (upload and conversion).
+  double setup_ms() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Whether two answer lists agree: the same rows in the same order, except where
+// neighbouring similarities differ by less than `tolerance` (near-ties may swap).
+bool same_answers(std::span<const Match> a, std::span<const Match> b, float tolerance);
+
+}  // namespace simkit::neighbors

@@ -1,0 +1,124 @@
+// The blocked pairwise engine: score every row of A against every row of B and keep
+// the k best per row of A and/or every pair whose score reaches a threshold.
+//
+// Scores are "larger is better" (a distance scorer returns minus the distance).
+// A x B is cut into blocks that fit a memory budget; on the GPU the copy of the next
+// B block overlaps the scoring of this one. In symmetric mode (A is B) each unordered
+// pair is scored once and its score counts for both rows.
+//
+// The scoring itself is pluggable: a CPU scorer is a function that fills a dense
+// block of scores; a GPU scorer (BlockScorer below) stages rows on the device and
+// fills a device tile. Selection (top-k merge, threshold hits) is the engine's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "simkit/topk.hpp"
+
+struct CUstream_st;  // cudaStream_t without including CUDA headers
+
+namespace simkit {
+
+class Progress;
+
+struct RowRange {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::size_t size() const noexcept { return end - begin; }
+};
+
+struct PairwiseJob {
+  std::size_t rows_a = 0;
+  std::size_t rows_b = 0;
+  std::size_t k = 0;                  // keep the k best per row of A (0: no top-k)
+  std::optional<float> threshold;     // keep every pair with score >= threshold
+  bool symmetric = false;             // A is B: pairs (a, b) with a <= b are scored once
+  bool exclude_self = false;          // never pair a row with itself (symmetric mode)
+  std::size_t memory_budget = 0;      // bytes for blocks and tiles; 0 = automatic
+  Progress* progress = nullptr;       // advanced by the number of scored pairs
+};
+
+struct ScoredPair {
+  std::uint32_t a = 0;
+  std::uint32_t b = 0;
+  float score = 0;
+  friend bool operator==(const ScoredPair&, const ScoredPair&) = default;
+};
+
+struct PairwiseResult {
+  TopKLists topk;                     // rows_a x k (empty when k == 0)
+  std::vector<ScoredPair> pairs;      // threshold hits sorted by (a, b); symmetric: a < b
+                                      // (a == b too when exclude_self is false)
+  std::size_t blocks = 0;             // block pairs scored (tells how the budget cut)
+};
+
+// Fills out[(i - a.begin) * ld + (j - b.begin)] with score(i, j) for i in a, j in b.
+// Called concurrently from several threads on disjoint blocks.
+using BlockScoreFn = std::function<void(RowRange a, RowRange b, float* out, std::size_t ld)>;
+
+// Multi-threaded CPU engine. Results do not depend on the budget or the thread count.
+PairwiseResult pairwise_cpu(const PairwiseJob& job, const BlockScoreFn& score);
+
+// How the engine cut the work (exposed for tests and --timings).
+struct BlockPlan {
+  std::size_t rows_a_per_block = 0;
+  std::size_t rows_b_per_block = 0;
+  bool b_resident = false;  // GPU: all of B stays on the device
+};
+
+namespace gpu {
+
+using Stream = CUstream_st*;
+
+// A GPU scorer: the engine hands it device memory for row blocks and a tile to fill.
+// Every call is asynchronous on the given stream.
+class BlockScorer {
+ public:
+  virtual ~BlockScorer() = default;
+  // Device bytes one staged row of A / of B needs.
+  virtual std::size_t bytes_per_row_a() const = 0;
+  virtual std::size_t bytes_per_row_b() const = 0;
+  // True when all of B already lives on the device (load_b is then never called and
+  // `b_slot` in score() is nullptr).
+  virtual bool b_resident() const { return false; }
+  // Copies rows of A / B to device memory at `slot` (host-side staging is the scorer's).
+  virtual void load_a(RowRange rows, void* slot, Stream stream) = 0;
+  virtual void load_b(RowRange rows, void* slot, Stream stream) = 0;
+  // Writes score(i, j) to tile[(i - a.begin) * ld + (j - b.begin)] (device memory).
+  virtual void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b,
+                     float* tile, std::size_t ld, Stream stream) = 0;
+};
+
+// The engine on CUDA device `device`: same results as pairwise_cpu (floats within the
+// scorer's rounding), k up to 1024. Streams, events and device buffers are kept between
+// runs, so repeated small jobs (one query at a time) allocate nothing after the first.
+// Throws Failure when built without CUDA.
+class Engine {
+ public:
+  explicit Engine(int device);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  PairwiseResult run(const PairwiseJob& job, BlockScorer& scorer);
+  // The plan run() would use (budget from the device's free memory when 0).
+  BlockPlan plan(const PairwiseJob& job, const BlockScorer& scorer) const;
+  // Device milliseconds of the last run, from CUDA events around it.
+  double last_ms() const;
+  int device() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One job on a fresh engine.
+PairwiseResult pairwise(const PairwiseJob& job, BlockScorer& scorer, int device);
+
+}  // namespace gpu
+}  // namespace simkit

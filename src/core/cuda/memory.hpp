@@ -1,0 +1,119 @@
+// Owning handles for device memory, pinned host memory, streams and events.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "core/cuda/check.hpp"
+
+namespace simkit::cuda {
+
+// Raw device allocation; out-of-memory is reported with the size asked for.
+void* device_alloc(std::size_t bytes);
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count > 0) ptr_ = static_cast<T*>(device_alloc(count * sizeof(T)));
+  }
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  void reset() noexcept {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  T* get() const noexcept { return ptr_; }
+  std::size_t size() const noexcept { return count_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : count_(count) {
+    if (count > 0) SIMKIT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+  }
+  ~PinnedBuffer() {
+    if (ptr_ != nullptr) cudaFreeHost(ptr_);
+  }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  T* get() const noexcept { return ptr_; }
+  std::size_t size() const noexcept { return count_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+class Stream {
+ public:
+  Stream() { SIMKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~Stream() {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const noexcept { return stream_; }
+  void sync() const { SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+class Event {
+ public:
+  explicit Event(unsigned flags = cudaEventDisableTiming) {
+    SIMKIT_CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags));
+  }
+  ~Event() {
+    if (event_ != nullptr) cudaEventDestroy(event_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const noexcept { return event_; }
+  void record(cudaStream_t stream) { SIMKIT_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Milliseconds between two timing events (both recorded, the second completed).
+float elapsed_ms(const Event& start, const Event& stop);
+
+// Selects `device` for the calling thread for the lifetime of the guard.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+}  // namespace simkit::cuda

@@ -1,0 +1,280 @@
+// The blocked pairwise engine on one GPU.
+//
+// Block pairs run in order on a compute stream. Unless B is resident, B blocks are
+// double-buffered: the copy of the next block (copy stream) overlaps the scoring and
+// selection of this one, ordered by events. The running top-k of every row of A stays
+// on the device until the end; threshold hits are drained to the host after each tile.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/text.hpp"
+
+#include "core/block_mask.hpp"
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "core/cuda/select.hpp"
+#include "core/pairwise_common.hpp"
+#include "simkit/device.hpp"
+#include "simkit/error.hpp"
+#include "simkit/pairwise.hpp"
+#include "simkit/progress.hpp"
+
+namespace simkit::gpu {
+
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+constexpr std::size_t kReserve = 256 * kMiB;      // left for cuBLAS workspaces and the runtime
+constexpr std::size_t kScratchSlack = 16 * kMiB;  // partial top-k lists of long rows
+constexpr std::size_t kInitialHits = std::size_t{1} << 20;
+constexpr std::size_t kPreferredA = 1024;  // rows of A per block: a GEMM's worth of queries
+
+// Largest score tile; small enough to stay in the L2 cache between scoring and selection.
+std::size_t tile_cap_bytes() {
+  if (const char* env = std::getenv("SIMKIT_GPU_TILE_MB"); env != nullptr && *env != '\0')
+    return std::max<std::size_t>(1, std::strtoull(env, nullptr, 10)) * kMiB;
+  return 16 * kMiB;
+}
+
+struct Plan {
+  detail::BlockSizes sizes;
+  bool resident = false;
+  int width = 0;  // top-k slots per row (0: no top-k)
+  std::size_t hit_capacity = 0;
+};
+
+std::size_t budget_for(const PairwiseJob& job, int device) {
+  if (job.memory_budget != 0) return job.memory_budget;
+  const GpuMemory memory = gpu_memory(device);
+  const auto usable = static_cast<std::size_t>(static_cast<double>(memory.free) * 0.9);
+  return usable > kReserve ? usable - kReserve : usable / 2;
+}
+
+Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device) {
+  Plan plan;
+  plan.resident = scorer.b_resident();
+  plan.width = job.k > 0 ? cuda::state_width(job.k) : 0;
+  plan.hit_capacity = job.threshold ? kInitialHits : 0;
+  const std::size_t budget = budget_for(job, device);
+  const std::size_t fixed = job.rows_a * static_cast<std::size_t>(plan.width) * 8 +
+                            plan.hit_capacity * sizeof(ScoredPair) + kScratchSlack;
+  const bool transposes = job.symmetric && job.k > 0;
+  const auto need = [&](std::size_t ta, std::size_t tb) {
+    std::size_t bytes = ta * scorer.bytes_per_row_a() + ta * tb * sizeof(float) * (transposes ? 2 : 1);
+    if (!plan.resident) bytes += 2 * tb * scorer.bytes_per_row_b();
+    return bytes;
+  };
+  const std::size_t minimum = fixed + need(1, 1);
+  if (budget < minimum)
+    throw UsageError(cat("memory budget ", format_byte_size(budget),
+                         " is too small for this job: it needs at least ", format_byte_size(minimum)));
+  const std::size_t available = budget - fixed;
+
+  detail::BlockSizes sizes = detail::block_sizes(job, tile_cap_bytes() / sizeof(float), kPreferredA);
+  while (need(sizes.a, sizes.b) > available) {
+    if (job.symmetric) {
+      sizes.a = sizes.b = std::max<std::size_t>(1, sizes.a / 2);
+    } else if (sizes.b > 1 && (sizes.b >= sizes.a || sizes.a == 1)) {
+      sizes.b = std::max<std::size_t>(1, sizes.b / 2);
+    } else {
+      sizes.a = std::max<std::size_t>(1, sizes.a / 2);
+    }
+  }
+  plan.sizes = sizes;
+  return plan;
+}
+
+// Grows a device buffer to at least `count` elements (contents are not kept).
+template <typename T>
+T* ensure(cuda::DeviceBuffer<T>& buffer, std::size_t count) {
+  if (buffer.size() < count) {
+    buffer.reset();
+    buffer = cuda::DeviceBuffer<T>(count);
+  }
+  return buffer.get();
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  int device;
+  cuda::Stream compute, copy;
+  cuda::Event b_ready[2], b_free[2];
+  cuda::Event start{cudaEventDefault}, stop{cudaEventDefault};
+  cuda::DeviceBuffer<std::byte> a_slot, b_slots[2];
+  cuda::DeviceBuffer<float> tile, transposed, state_scores;
+  cuda::DeviceBuffer<std::uint32_t> state_indices;
+  cuda::SelectScratch scratch;
+  cuda::DeviceBuffer<ScoredPair> hits;
+  cuda::DeviceBuffer<unsigned long long> hit_count{1};
+  cuda::PinnedBuffer<unsigned long long> host_count{1};
+  std::vector<float> host_scores;
+  std::vector<std::uint32_t> host_indices;
+  double last_ms = 0;
+
+  explicit Impl(int d) : device(d) {}
+  PairwiseResult run(const PairwiseJob& job, BlockScorer& scorer);
+};
+
+Engine::Engine(int device) {
+  cuda::DeviceGuard guard(device);
+  impl_ = std::make_unique<Impl>(device);
+}
+
+Engine::~Engine() {
+  if (impl_) {
+    cuda::DeviceGuard guard(impl_->device);
+    impl_.reset();
+  }
+}
+
+int Engine::device() const { return impl_->device; }
+double Engine::last_ms() const { return impl_->last_ms; }
+
+BlockPlan Engine::plan(const PairwiseJob& job, const BlockScorer& scorer) const {
+  detail::validate(job);
+  cuda::DeviceGuard guard(impl_->device);
+  const Plan plan = make_plan(job, scorer, impl_->device);
+  return BlockPlan{plan.sizes.a, plan.sizes.b, plan.resident};
+}
+
+PairwiseResult Engine::run(const PairwiseJob& job, BlockScorer& scorer) {
+  detail::validate(job);
+  if (job.k > cuda::kMaxGpuK)
+    throw UsageError(cat("k = ", job.k, " is larger than the GPU supports (", cuda::kMaxGpuK,
+                         "); use --device cpu"));
+  cuda::DeviceGuard guard(impl_->device);
+  return impl_->run(job, scorer);
+}
+
+PairwiseResult pairwise(const PairwiseJob& job, BlockScorer& scorer, int device) {
+  Engine engine(device);
+  return engine.run(job, scorer);
+}
+
+PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
+  PairwiseResult result;
+  if (job.k > 0) result.topk = TopKLists(job.rows_a, job.k);
+  if (job.rows_a == 0 || job.rows_b == 0) return result;
+
+  const Plan plan = make_plan(job, scorer, device);
+  const std::size_t ta = plan.sizes.a, tb = plan.sizes.b;
+  const auto blocks = detail::block_pairs(job, plan.sizes);
+  result.blocks = blocks.size();
+  const cudaStream_t cs = compute.get();
+
+  std::byte* a_ptr = ensure(a_slot, ta * scorer.bytes_per_row_a());
+  std::byte* b_ptrs[2] = {nullptr, nullptr};
+  if (!plan.resident)
+    for (int i = 0; i < 2; ++i) b_ptrs[i] = ensure(b_slots[i], tb * scorer.bytes_per_row_b());
+  float* tile_ptr = ensure(tile, ta * tb);
+  float* transposed_ptr = job.symmetric && job.k > 0 ? ensure(transposed, ta * tb) : nullptr;
+  const std::size_t state_size = job.rows_a * static_cast<std::size_t>(plan.width);
+  const cuda::TopKState state{plan.width > 0 ? ensure(state_scores, state_size) : nullptr,
+                              plan.width > 0 ? ensure(state_indices, state_size) : nullptr,
+                              job.rows_a, plan.width};
+  std::size_t hit_capacity = 0;
+  if (job.threshold) {
+    ensure(hits, plan.hit_capacity);
+    hit_capacity = hits.size();
+  }
+
+  start.record(cs);
+  if (plan.width > 0) cuda::fill_empty(state, cs);
+  if (job.threshold)
+    SIMKIT_CUDA_CHECK(cudaMemsetAsync(hit_count.get(), 0, sizeof(unsigned long long), cs));
+
+  // B blocks alternate between two slots; the copy stream fills one while the compute
+  // stream reads the other.
+  std::size_t loaded[2] = {~std::size_t{0}, ~std::size_t{0}};
+  const auto issue_load = [&](std::size_t n) {
+    const std::size_t slot = n % 2;
+    const RowRange rb = blocks[n].second;
+    if (loaded[slot] == rb.begin) return;
+    SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(copy.get(), b_free[slot].get(), 0));
+    scorer.load_b(rb, b_ptrs[slot], copy.get());
+    b_ready[slot].record(copy.get());
+    loaded[slot] = rb.begin;
+  };
+  if (!plan.resident) issue_load(0);
+
+  std::size_t current_a = ~std::size_t{0};
+  for (std::size_t n = 0; n < blocks.size(); ++n) {
+    const auto [ra, rb] = blocks[n];
+    const std::size_t slot = n % 2;
+    if (!plan.resident) SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(cs, b_ready[slot].get(), 0));
+    if (ra.begin != current_a) {
+      scorer.load_a(ra, a_ptr, cs);
+      current_a = ra.begin;
+    }
+    scorer.score(a_ptr, ra, b_ptrs[slot], rb, tile_ptr, rb.size(), cs);
+    if (!plan.resident) {
+      b_free[slot].record(cs);
+      // The next block's copy overlaps this block's selection.
+      if (n + 1 < blocks.size()) issue_load(n + 1);
+    }
+
+    const bool diagonal = job.symmetric && ra.begin == rb.begin;
+    const detail::BlockMask row_mask{.skip_diagonal = job.exclude_self, .triangle = diagonal ? +1 : 0};
+    if (plan.width > 0) {
+      cuda::select_rows(tile_ptr, rb.size(), ra.size(), rb.size(), ra.begin, rb.begin, row_mask,
+                        state, scratch, cs);
+      if (job.symmetric) {
+        // The same scores count for the rows of B, strictly below the diagonal.
+        cuda::transpose(tile_ptr, ra.size(), rb.size(), rb.size(), transposed_ptr, ra.size(), cs);
+        const detail::BlockMask col_mask{.skip_diagonal = true, .triangle = diagonal ? -1 : 0};
+        cuda::select_rows(transposed_ptr, ra.size(), rb.size(), ra.size(), rb.begin, ra.begin,
+                          col_mask, state, scratch, cs);
+      }
+    }
+    if (job.threshold) {
+      for (;;) {
+        cuda::collect_hits(tile_ptr, rb.size(), ra.size(), rb.size(), ra.begin, rb.begin, row_mask,
+                           *job.threshold, hits.get(), hit_count.get(), hit_capacity, cs);
+        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_count.get(), hit_count.get(),
+                                          sizeof(unsigned long long), cudaMemcpyDeviceToHost, cs));
+        compute.sync();
+        const std::size_t found = *host_count.get();
+        SIMKIT_CUDA_CHECK(cudaMemsetAsync(hit_count.get(), 0, sizeof(unsigned long long), cs));
+        if (found <= hit_capacity) {
+          const std::size_t old = result.pairs.size();
+          result.pairs.resize(old + found);
+          if (found > 0)
+            SIMKIT_CUDA_CHECK(cudaMemcpyAsync(result.pairs.data() + old, hits.get(),
+                                              found * sizeof(ScoredPair), cudaMemcpyDeviceToHost, cs));
+          compute.sync();
+          break;
+        }
+        // More hits than room: grow and collect this tile again.
+        ensure(hits, found + found / 2);
+        hit_capacity = hits.size();
+      }
+    }
+    if (job.progress) job.progress->advance(ra.size() * rb.size());
+  }
+
+  if (plan.width > 0) {
+    host_scores.resize(state_size);
+    host_indices.resize(state_size);
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_scores.data(), state.scores, state_size * sizeof(float),
+                                      cudaMemcpyDeviceToHost, cs));
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_indices.data(), state.indices,
+                                      state_size * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, cs));
+  }
+  stop.record(cs);
+  compute.sync();
+  copy.sync();
+  last_ms = cuda::elapsed_ms(start, stop);
+  for (std::size_t r = 0; r < job.rows_a && plan.width > 0; ++r) {
+    std::memcpy(result.topk.scores.data() + r * job.k, host_scores.data() + r * plan.width,
+                job.k * sizeof(float));
+    std::memcpy(result.topk.indices.data() + r * job.k, host_indices.data() + r * plan.width,
+                job.k * sizeof(std::uint32_t));
+  }
+  detail::sort_pairs(result.pairs);
+  return result;
+}
+
+}  // namespace simkit::gpu

@@ -1,0 +1,83 @@
+#include "core/text.hpp"
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "core/gpu_info.hpp"
+#include "simkit/error.hpp"
+
+namespace simkit {
+namespace cuda {
+
+void throw_cuda(cudaError_t status, const char* what, const char* file, int line) {
+  cudaGetLastError();  // clear a sticky-free error so later calls are not blamed
+  if (status == cudaErrorMemoryAllocation)
+    throw Failure(cat("out of GPU memory in ", what, " (", file, ":", line,
+                      "); try a smaller --memory-budget"));
+  throw Failure(cat("CUDA error ", cudaGetErrorName(status), " (", cudaGetErrorString(status),
+                    ") in ", what, " at ", file, ":", line));
+}
+
+void throw_cublas(cublasStatus_t status, const char* what, const char* file, int line) {
+  throw Failure(cat("cuBLAS error ", cublasGetStatusName(status), " (",
+                    cublasGetStatusString(status), ") in ", what, " at ", file, ":", line));
+}
+
+void* device_alloc(std::size_t bytes) {
+  void* ptr = nullptr;
+  const cudaError_t status = cudaMalloc(&ptr, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    std::size_t free = 0, total = 0;
+    cudaMemGetInfo(&free, &total);
+    throw Failure(cat("out of GPU memory: asked for ", format_byte_size(bytes), ", ",
+                      format_byte_size(free), " free of ", format_byte_size(total),
+                      "; try a smaller --memory-budget"));
+  }
+  SIMKIT_CUDA_CHECK(status);
+  return ptr;
+}
+
+float elapsed_ms(const Event& start, const Event& stop) {
+  float ms = 0;
+  SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+  SIMKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return ms;
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  SIMKIT_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (device != previous_) SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+}
+
+DeviceGuard::~DeviceGuard() { cudaSetDevice(previous_); }
+
+}  // namespace cuda
+
+namespace detail {
+
+bool cuda_compiled() noexcept { return true; }
+
+int cuda_count() noexcept {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+std::string cuda_name(int index) {
+  cudaDeviceProp prop{};
+  SIMKIT_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  return prop.name;
+}
+
+GpuMemory cuda_memory(int index) {
+  cuda::DeviceGuard guard(index);
+  GpuMemory memory;
+  SIMKIT_CUDA_CHECK(cudaMemGetInfo(&memory.free, &memory.total));
+  return memory;
+}
+
+}  // namespace detail
+}  // namespace simkit

@@ -1,0 +1,105 @@
+#include "simkit/device.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/gpu_info.hpp"
+#include "simkit/error.hpp"
+
+namespace simkit {
+
+DeviceSpec parse_device(std::string_view text) {
+  DeviceSpec spec;
+  if (text == "auto") return spec;
+  if (text == "cpu") {
+    spec.kind = DeviceSpec::Kind::Cpu;
+    return spec;
+  }
+  for (std::string_view prefix : {"cuda", "gpu"}) {
+    if (!text.starts_with(prefix)) continue;
+    std::string_view rest = text.substr(prefix.size());
+    spec.kind = DeviceSpec::Kind::Cuda;
+    if (rest.empty()) return spec;
+    if (rest.front() == ':') {
+      rest.remove_prefix(1);
+      int index = -1;
+      auto [end, err] = std::from_chars(rest.data(), rest.data() + rest.size(), index);
+      if (err == std::errc() && end == rest.data() + rest.size() && !rest.empty() && index >= 0) {
+        spec.index = index;
+        return spec;
+      }
+    }
+  }
+  throw UsageError(fmt::format("--device {}: expected auto, cpu, cuda or cuda:N", quote(text)));
+}
+
+bool cuda_built() noexcept { return detail::cuda_compiled(); }
+
+int cuda_device_count() noexcept { return detail::cuda_count(); }
+
+Device resolve_device(const DeviceSpec& spec) {
+  Device device;
+  device.name = "cpu";
+  if (spec.kind == DeviceSpec::Kind::Cpu) return device;
+  const int count = cuda_device_count();
+  if (spec.kind == DeviceSpec::Kind::Auto) {
+    if (count == 0) return device;
+    device.cuda = true;
+    device.name = detail::cuda_name(0);
+    return device;
+  }
+  if (!cuda_built())
+    throw UsageError("--device cuda: this simkit was built without CUDA (use --device cpu)");
+  if (count == 0)
+    throw UsageError("--device cuda: no usable CUDA device (no GPU or no driver); use --device cpu");
+  if (spec.index >= count)
+    throw UsageError(fmt::format("--device cuda:{}: only {} CUDA device{} present", spec.index,
+                                 count, count == 1 ? " is" : "s are"));
+  device.cuda = true;
+  device.index = spec.index;
+  device.name = detail::cuda_name(spec.index);
+  return device;
+}
+
+GpuMemory gpu_memory(int index) { return detail::cuda_memory(index); }
+
+std::size_t parse_byte_size(std::string_view text) {
+  const std::string original(text);
+  double value = 0;
+  auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (err != std::errc() || !std::isfinite(value) || value <= 0)
+    throw UsageError(fmt::format("size {}: expected a positive number with an optional unit "
+                                 "(K, M, G, T), e.g. 512M",
+                                 quote(original)));
+  std::string unit(end, text.data() + text.size());
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  double scale = 1;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K" || unit == "KB" || unit == "KIB") scale = 1024.0;
+  else if (unit == "M" || unit == "MB" || unit == "MIB") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GB" || unit == "GIB") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T" || unit == "TB" || unit == "TIB") scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    throw UsageError(fmt::format("size {}: unknown unit {} (use K, M, G or T)", quote(original),
+                                 quote(unit)));
+  const double bytes = value * scale;
+  if (bytes < 1 || bytes > 1.0e18)
+    throw UsageError(fmt::format("size {}: out of range", quote(original)));
+  return static_cast<std::size_t>(bytes);
+}
+
+std::string format_byte_size(std::size_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
+}
+
+}  // namespace simkit

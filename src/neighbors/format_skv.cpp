@@ -1,0 +1,198 @@
+// simkit's own word-vector file (.skv), version 1, used in place from a memory map:
+//
+//   header (128 bytes): "SIMKITWV", u32 version, u32 header bytes, u64 rows, dim,
+//                       word bytes, the offsets of the five sections, file size
+//   vectors   rows x dim float32      (each section starts on a 64-byte boundary)
+//   norms     rows float32
+//   offsets   rows + 1 uint64 into the word bytes
+//   words     the words back to back (UTF-8)
+//   sorted    rows uint32: row numbers in byte order of their words
+//   checksum  uint64 XXH3-64 of every byte before it
+//
+// All integers little-endian. The layout follows from (rows, dim, word bytes) alone, so
+// a reader recomputes it and refuses any header that disagrees.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <xxhash.h>
+#include <fmt/format.h>
+
+#include "neighbors/model_data.hpp"
+#include "neighbors/skv_layout.hpp"
+#include "simkit/progress.hpp"
+
+namespace simkit::neighbors::detail {
+
+namespace {
+
+std::uint64_t align64(std::uint64_t n) { return (n + 63) / 64 * 64; }
+
+template <typename T>
+T load(const char* p) {
+  T value;
+  std::memcpy(&value, p, sizeof value);
+  return value;
+}
+
+// Hashes everything written so far, so the trailer needs no second pass over the file.
+struct HashingWriter {
+  OutputFile& out;
+  XXH3_state_t* state = XXH3_createState();
+  std::uint64_t written = 0;
+  explicit HashingWriter(OutputFile& o) : out(o) {
+    if (state == nullptr) throw Failure("out of memory");
+    XXH3_64bits_reset(state);
+  }
+  ~HashingWriter() { XXH3_freeState(state); }
+  void write(const void* data, std::size_t bytes) {
+    const std::string_view view(static_cast<const char*>(data), bytes);
+    XXH3_64bits_update(state, view.data(), view.size());
+    out.write(view);
+    written += bytes;
+  }
+  void pad_to(std::uint64_t offset) {
+    static const char zeros[64] = {};
+    while (written < offset) write(zeros, std::min<std::uint64_t>(64, offset - written));
+  }
+};
+
+}  // namespace
+
+SkvLayout skv_layout(std::uint64_t rows, std::uint64_t dim, std::uint64_t word_bytes) {
+  SkvLayout l;
+  l.vectors = align64(kSkvHeaderBytes);
+  l.norms = align64(l.vectors + rows * dim * 4);
+  l.offsets = align64(l.norms + rows * 4);
+  l.words = align64(l.offsets + (rows + 1) * 8);
+  l.sorted = align64(l.words + word_bytes);
+  l.checksum = (l.sorted + rows * 4 + 7) / 8 * 8;
+  l.file_size = l.checksum + 8;
+  return l;
+}
+
+Model read_skv(const MappedFile& file, Progress* progress) {
+  const std::string& path = file.path();
+  const char* base = file.data();
+  const std::size_t size = file.size();
+  if (size < kSkvHeaderBytes + 8)
+    throw InputError(Location::at_offset(path, size), "truncated: shorter than an .skv header");
+  if (std::memcmp(base, "SIMKITWV", 8) != 0)
+    throw InputError(Location::at_offset(path, 0), "not an .skv file (wrong magic)");
+  const auto version = load<std::uint32_t>(base + 8);
+  if (version != kSkvVersion)
+    throw InputError(Location::at_offset(path, 8),
+                     fmt::format(".skv version {} is not supported (this simkit reads version {})",
+                                 version, kSkvVersion));
+  if (load<std::uint32_t>(base + 12) != kSkvHeaderBytes)
+    throw InputError(Location::at_offset(path, 12), "corrupt header: wrong header size");
+  const auto rows = load<std::uint64_t>(base + 16);
+  const auto dim = load<std::uint64_t>(base + 24);
+  const auto word_bytes = load<std::uint64_t>(base + 32);
+  check_shape(rows, dim, Location::at_offset(path, 16));
+  // Refuse sizes the file cannot hold before computing offsets from them.
+  if (dim > size / 4 || rows > size / 4 / dim || word_bytes > size)
+    throw InputError(Location::at_offset(path, 16),
+                     fmt::format("header says {} rows x {} values and {} word bytes, more than "
+                                 "the {}-byte file can hold: truncated or corrupt",
+                                 rows, dim, word_bytes, size));
+  const SkvLayout l = skv_layout(rows, dim, word_bytes);
+  const std::uint64_t stored[] = {load<std::uint64_t>(base + 40), load<std::uint64_t>(base + 48),
+                                  load<std::uint64_t>(base + 56), load<std::uint64_t>(base + 64),
+                                  load<std::uint64_t>(base + 72)};
+  const std::uint64_t expected[] = {l.vectors, l.norms, l.offsets, l.words, l.sorted};
+  for (int i = 0; i < 5; ++i)
+    if (stored[i] != expected[i])
+      throw InputError(Location::at_offset(path, 40 + 8 * i), "corrupt header: section offsets "
+                                                              "disagree with the sizes");
+  const auto file_size = load<std::uint64_t>(base + 80);
+  if (file_size != l.file_size)
+    throw InputError(Location::at_offset(path, 80), "corrupt header: wrong file size");
+  if (size != l.file_size)
+    throw InputError(Location::at_offset(path, std::min<std::uint64_t>(size, l.file_size)),
+                     fmt::format("{}: the header says {} bytes, the file has {}",
+                                 size < l.file_size ? "truncated" : "trailing bytes", l.file_size, size));
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  // (Fuzzers cannot forge checksums; they skip this to reach the checks below.)
+  const std::uint64_t sum = XXH3_64bits(base, l.checksum);
+  if (sum != load<std::uint64_t>(base + l.checksum))
+    throw InputError(Location::at_offset(path, l.checksum),
+                     "checksum mismatch: the file is damaged or was changed after it was written");
+#endif
+  if (progress) progress->advance(size);
+
+  Model model;
+  model.rows = rows;
+  model.dim = dim;
+  model.format = Format::Skv;
+  model.source = path;
+  model.vectors = reinterpret_cast<const float*>(base + l.vectors);
+  model.norms = reinterpret_cast<const float*>(base + l.norms);
+  model.word_offsets = reinterpret_cast<const std::uint64_t*>(base + l.offsets);
+  model.word_bytes = base + l.words;
+  model.sorted = reinterpret_cast<const std::uint32_t*>(base + l.sorted);
+  model.storage = std::make_shared<MappedFile>(file);
+
+  // Structure the checksum cannot vouch for in a forged file: offsets, words, index.
+  const RowLocator locate = [&](std::size_t row) {
+    return Location::at_offset(path, l.offsets + 8 * row);
+  };
+  if (model.word_offsets[0] != 0 || model.word_offsets[rows] != word_bytes)
+    throw InputError(Location::at_offset(path, l.offsets), "corrupt word offsets");
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (model.word_offsets[r + 1] < model.word_offsets[r] || model.word_offsets[r + 1] > word_bytes)
+      throw InputError(locate(r + 1), "corrupt word offsets (not increasing)");
+    check_word(model.word(r), locate, r);
+    if (!(model.norms[r] >= 0) || !std::isfinite(model.norms[r]))
+      throw InputError(Location::at_offset(path, l.norms + 4 * r), "corrupt norm");
+  }
+  std::vector<bool> seen(rows, false);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint32_t row = model.sorted[i];
+    if (row >= rows || seen[row])
+      throw InputError(Location::at_offset(path, l.sorted + 4 * i), "corrupt sorted index");
+    seen[row] = true;
+    if (i > 0 && !(model.word(model.sorted[i - 1]) < model.word(row)))
+      throw InputError(Location::at_offset(path, l.sorted + 4 * i),
+                       "sorted index out of order or duplicate word");
+  }
+  return model;
+}
+
+void write_skv(const Model& model, OutputFile& out, Progress* progress) {
+  const std::uint64_t rows = model.rows, dim = model.dim;
+  const std::uint64_t word_bytes = model.word_offsets[rows];
+  const SkvLayout l = skv_layout(rows, dim, word_bytes);
+  char header[kSkvHeaderBytes] = {};
+  std::memcpy(header, "SIMKITWV", 8);
+  const std::uint32_t fields32[] = {kSkvVersion, kSkvHeaderBytes};
+  std::memcpy(header + 8, fields32, sizeof fields32);
+  const std::uint64_t fields64[] = {rows,      dim,       word_bytes, l.vectors,  l.norms,
+                                    l.offsets, l.words,   l.sorted,   l.file_size};
+  std::memcpy(header + 16, fields64, sizeof fields64);
+
+  HashingWriter w(out);
+  w.write(header, sizeof header);
+  w.pad_to(l.vectors);
+  const std::uint64_t vector_bytes = rows * dim * 4;
+  constexpr std::uint64_t kPiece = 64u << 20;
+  for (std::uint64_t at = 0; at < vector_bytes; at += kPiece) {
+    const std::uint64_t n = std::min(kPiece, vector_bytes - at);
+    w.write(reinterpret_cast<const char*>(model.vectors) + at, n);
+    if (progress) progress->advance(n);
+  }
+  w.pad_to(l.norms);
+  w.write(model.norms, rows * 4);
+  w.pad_to(l.offsets);
+  w.write(model.word_offsets, (rows + 1) * 8);
+  w.pad_to(l.words);
+  w.write(model.word_bytes, word_bytes);
+  w.pad_to(l.sorted);
+  w.write(model.sorted, rows * 4);
+  w.pad_to(l.checksum);
+  const std::uint64_t sum = XXH3_64bits_digest(w.state);
+  out.write(std::string_view(reinterpret_cast<const char*>(&sum), sizeof sum));
+}
+
+}  // namespace simkit::neighbors::detail

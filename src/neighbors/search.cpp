@@ -1,0 +1,137 @@
+// Searcher: the model on one device, queries in batches, the query's own words removed
+// from its answers (as gensim's most_similar does).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "neighbors/search_backends.hpp"
+#include "simkit/error.hpp"
+#include "simkit/neighbors.hpp"
+
+namespace simkit::neighbors {
+
+Precision parse_precision(std::string_view name) {
+  if (name == "fp32") return Precision::Fp32;
+  if (name == "tf32") return Precision::Tf32;
+  if (name == "fp16") return Precision::Fp16;
+  if (name == "bf16") return Precision::Bf16;
+  throw UsageError(fmt::format("--precision {}: expected fp32, tf32, fp16 or bf16", quote(name)));
+}
+
+std::string_view precision_name(Precision precision) {
+  switch (precision) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Tf32: return "tf32";
+    case Precision::Fp16: return "fp16";
+    case Precision::Bf16: return "bf16";
+  }
+  return "?";
+}
+
+struct Searcher::Impl {
+  const Model& model;
+  SearchOptions options;
+  detail::CpuIndex cpu;
+  detail::GpuIndexPtr gpu;
+  double last_ms = 0;
+  double setup_ms = 0;
+
+  TopKLists run(const float* directions, std::size_t queries, std::size_t k) {
+    if (gpu) return detail::search_gpu(*gpu, directions, queries, k, &last_ms);
+    const auto start = std::chrono::steady_clock::now();
+    TopKLists out = detail::search_cpu(cpu, directions, queries, k, options.memory_budget);
+    last_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  }
+};
+
+Searcher::Searcher(const Model& model, const SearchOptions& options)
+    : impl_(std::make_unique<Impl>(Impl{model, options, {}, {}, 0, 0})) {
+  if (options.k == 0) throw UsageError("--k must be at least 1");
+  if (options.device.cuda) {
+    const auto start = std::chrono::steady_clock::now();
+    impl_->gpu = detail::make_gpu_index(model, options);
+    impl_->setup_ms = detail::gpu_setup_ms(*impl_->gpu);
+    (void)start;
+  } else {
+    impl_->cpu = detail::make_cpu_index(model);
+  }
+}
+
+Searcher::~Searcher() = default;
+
+const SearchOptions& Searcher::options() const { return impl_->options; }
+double Searcher::last_search_ms() const { return impl_->last_ms; }
+double Searcher::setup_ms() const { return impl_->setup_ms; }
+
+std::vector<std::vector<Match>> Searcher::search(std::span<const Query> queries) {
+  const Model& model = impl_->model;
+  const std::size_t k = impl_->options.k;
+  std::vector<float> directions(queries.size() * model.dim);
+  std::size_t most_excluded = 0;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const std::vector<float> v = query_vector(model, queries[q], queries[q].text);
+    std::copy(v.begin(), v.end(), directions.begin() + q * model.dim);
+    most_excluded = std::max(most_excluded, queries[q].terms.size());
+  }
+  // Ask for enough extra rows that k remain after removing the query's own words.
+  const std::size_t wanted = std::min(model.rows, k + most_excluded);
+  const TopKLists found = impl_->run(directions.data(), queries.size(), wanted);
+
+  std::vector<std::vector<Match>> answers(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const auto scores = found.row_scores(q);
+    const auto rows = found.row_indices(q);
+    for (std::size_t i = 0; i < wanted && answers[q].size() < k; ++i) {
+      if (rows[i] == kNoIndex) break;
+      const bool own = std::any_of(queries[q].terms.begin(), queries[q].terms.end(),
+                                   [&](const QueryTerm& t) { return t.row == rows[i]; });
+      if (!own) answers[q].push_back(Match{rows[i], scores[i]});
+    }
+  }
+  return answers;
+}
+
+std::vector<std::vector<Match>> Searcher::search_vectors(std::span<const float> directions,
+                                                         std::size_t queries) {
+  const Model& model = impl_->model;
+  if (directions.size() != queries * model.dim)
+    throw UsageError(fmt::format("search_vectors: {} values for {} queries of dimension {}",
+                                 directions.size(), queries, model.dim));
+  const std::size_t k = std::min(impl_->options.k, model.rows);
+  const TopKLists found = impl_->run(directions.data(), queries, k);
+  std::vector<std::vector<Match>> answers(queries);
+  for (std::size_t q = 0; q < queries; ++q)
+    for (std::size_t i = 0; i < k && found.row_indices(q)[i] != kNoIndex; ++i)
+      answers[q].push_back(Match{found.row_indices(q)[i], found.row_scores(q)[i]});
+  return answers;
+}
+
+bool same_answers(std::span<const Match> a, std::span<const Match> b, float tolerance) {
+  if (a.size() != b.size()) return false;
+  if (a.empty()) return true;
+  // Rank by rank the similarities agree; a row may then sit at another rank only among
+  // near-equal similarities, which rounding may order either way.
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(std::fabs(a[i].similarity - b[i].similarity) <= tolerance)) return false;
+  const auto score_in = [](std::span<const Match> list, std::uint32_t row) -> std::optional<float> {
+    for (const Match& m : list)
+      if (m.row == row) return m.similarity;
+    return std::nullopt;
+  };
+  const auto consistent = [&](std::span<const Match> x, std::span<const Match> y) {
+    for (const Match& m : x) {
+      const std::optional<float> other = score_in(y, m.row);
+      if (other ? !(std::fabs(*other - m.similarity) <= tolerance)
+                : !(m.similarity <= y.back().similarity + tolerance))
+        return false;  // a row missing from y must sit at y's cut-off
+    }
+    return true;
+  };
+  return consistent(a, b) && consistent(b, a);
+}
+
+}  // namespace simkit::neighbors

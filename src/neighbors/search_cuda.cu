@@ -1,0 +1,334 @@
+// GPU search: the model is uploaded once as unit rows (fp32, fp16 or bf16, rows padded
+// to 16 bytes) and stays on the device between batches. A batch of up to four queries
+// is scored by a bandwidth-bound kernel that reads each model row once (16-byte loads,
+// warp-shuffle sums); larger batches by cuBLAS (fp32, tf32, fp16 or bf16 tensor cores).
+// Selection is the pairwise engine's.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "core/text.hpp"
+#include "neighbors/search_backends.hpp"
+#include "simkit/device.hpp"
+#include "simkit/error.hpp"
+#include "simkit/pairwise.hpp"
+
+namespace simkit::neighbors::detail {
+
+namespace {
+
+constexpr int kGemvMaxQueries = 4;
+constexpr int kGemvRows = 4;  // model rows per warp step: independent loads in flight
+constexpr std::size_t kUploadChunkRows = 1 << 15;
+
+template <typename T> struct Element;
+template <> struct Element<float> {
+  static constexpr cudaDataType_t type = CUDA_R_32F;
+  __device__ static float from(float x) { return x; }
+  __device__ static void unpack(uint4 raw, float* out) {
+    out[0] = __uint_as_float(raw.x);
+    out[1] = __uint_as_float(raw.y);
+    out[2] = __uint_as_float(raw.z);
+    out[3] = __uint_as_float(raw.w);
+  }
+};
+template <> struct Element<__half> {
+  static constexpr cudaDataType_t type = CUDA_R_16F;
+  __device__ static __half from(float x) { return __float2half_rn(x); }
+  __device__ static void unpack(uint4 raw, float* out) {
+    const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      __half2 h;
+      std::memcpy(&h, &words[i], 4);
+      const float2 f = __half22float2(h);
+      out[2 * i] = f.x;
+      out[2 * i + 1] = f.y;
+    }
+  }
+};
+template <> struct Element<__nv_bfloat16> {
+  static constexpr cudaDataType_t type = CUDA_R_16BF;
+  __device__ static __nv_bfloat16 from(float x) { return __float2bfloat16_rn(x); }
+  __device__ static void unpack(uint4 raw, float* out) {
+    const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      __nv_bfloat162 h;
+      std::memcpy(&h, &words[i], 4);
+      const float2 f = __bfloat1622float2(h);
+      out[2 * i] = f.x;
+      out[2 * i + 1] = f.y;
+    }
+  }
+};
+
+// out[r][0..stride) = in[r][0..dim) * scale[r], zero-padded, converted to T.
+// scale = 1 / norm for model rows (0 for zero rows), 1 for query directions.
+template <typename T>
+__global__ void scale_rows(const float* __restrict__ in, std::size_t rows, int dim,
+                           const float* __restrict__ norms, T* __restrict__ out, std::size_t stride) {
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x & 31;
+  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * blockDim.x / 32;
+  for (std::size_t r = warp; r < rows; r += warps) {
+    float scale = 1.0f;
+    if (norms != nullptr) scale = norms[r] > 0 ? 1.0f / norms[r] : 0.0f;
+    for (std::size_t d = lane; d < stride; d += 32)
+      out[r * stride + d] = Element<T>::from(d < static_cast<std::size_t>(dim) ? in[r * dim + d] * scale : 0.0f);
+  }
+}
+
+// scores[q][row] = <model row, query q> for NQ queries, each model row read once.
+template <typename T, int NQ>
+__global__ void __launch_bounds__(256)
+    cosine_gemv(const T* __restrict__ model, std::size_t rows, std::size_t stride,
+                const T* __restrict__ queries, float* __restrict__ scores, std::size_t ld) {
+  extern __shared__ float4 query_smem[];
+  float* q = reinterpret_cast<float*>(query_smem);
+  constexpr int kPerVec = 16 / sizeof(T);
+  const int vecs = static_cast<int>(stride / kPerVec);
+  for (std::size_t i = threadIdx.x; i < NQ * stride; i += blockDim.x)
+    q[i] = static_cast<float>(queries[i]);
+  __syncthreads();
+
+  const int lane = threadIdx.x & 31;
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * blockDim.x / 32;
+  for (std::size_t row0 = warp * kGemvRows; row0 < rows; row0 += warps * kGemvRows) {
+    float acc[kGemvRows][NQ];
+#pragma unroll
+    for (int r = 0; r < kGemvRows; ++r)
+#pragma unroll
+      for (int j = 0; j < NQ; ++j) acc[r][j] = 0.0f;
+    for (int v = lane; v < vecs; v += 32) {
+      uint4 raw[kGemvRows];
+#pragma unroll
+      for (int r = 0; r < kGemvRows; ++r) {
+        const std::size_t row = row0 + r < rows ? row0 + r : rows - 1;
+        raw[r] = __ldg(reinterpret_cast<const uint4*>(model + row * stride) + v);
+      }
+#pragma unroll
+      for (int r = 0; r < kGemvRows; ++r) {
+        float x[kPerVec];
+        Element<T>::unpack(raw[r], x);
+#pragma unroll
+        for (int j = 0; j < NQ; ++j) {
+          const float4* qv = reinterpret_cast<const float4*>(q + j * stride + v * kPerVec);
+#pragma unroll
+          for (int e = 0; e < kPerVec; e += 4) {
+            const float4 w = qv[e / 4];
+            acc[r][j] += x[e] * w.x + x[e + 1] * w.y + x[e + 2] * w.z + x[e + 3] * w.w;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kGemvRows; ++r)
+#pragma unroll
+      for (int j = 0; j < NQ; ++j) {
+        float sum = acc[r][j];
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        if (lane == 0 && row0 + r < rows) scores[j * ld + row0 + r] = sum;
+      }
+  }
+}
+
+template <typename T, int NQ>
+void launch_gemv(const T* model, std::size_t rows, std::size_t stride, const T* queries,
+                 float* scores, std::size_t ld, cudaStream_t stream) {
+  static int grid = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+    SIMKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cosine_gemv<T, NQ>, 256,
+                                                                    16 * 1024));
+    return sms * std::max(per_sm, 1);
+  }();
+  const std::size_t smem = NQ * stride * sizeof(float);
+  const std::size_t needed = (rows + kGemvRows * 8 - 1) / (kGemvRows * 8);  // blocks of 8 warps
+  const int blocks = static_cast<int>(std::min<std::size_t>(grid, std::max<std::size_t>(needed, 1)));
+  cosine_gemv<T, NQ><<<blocks, 256, smem, stream>>>(model, rows, stride, queries, scores, ld);
+  SIMKIT_CUDA_CHECK_LAUNCH();
+}
+
+std::size_t element_bytes(Precision p) {
+  return p == Precision::Fp16 || p == Precision::Bf16 ? 2 : 4;
+}
+
+}  // namespace
+
+struct GpuIndex final : gpu::BlockScorer {
+  const Model& model;
+  Precision precision;
+  int device;
+  std::size_t stride = 0;  // elements per stored row (16-byte multiple)
+  bool resident = false;
+  cuda::DeviceBuffer<std::byte> vectors;   // resident unit rows
+  // Raw float rows on their way to conversion: one staging area per stream that uses it.
+  struct Staging {
+    cuda::DeviceBuffer<float> rows;
+    cuda::DeviceBuffer<float> norms;
+  } staging_a, staging_b;
+  std::size_t work_budget = 0;             // bytes left for the engine (0 = automatic)
+  cublasHandle_t cublas = nullptr;
+  gpu::Engine engine;
+  const float* directions = nullptr;       // the batch being searched (host)
+  double setup = 0;
+
+  GpuIndex(const Model& m, const SearchOptions& options)
+      : model(m), precision(options.precision), device(options.device.index), engine(options.device.index) {
+    cuda::DeviceGuard guard(device);
+    const std::size_t elem = element_bytes(precision);
+    stride = (model.dim * elem + 15) / 16 * 16 / elem;
+    SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas));
+    const std::size_t model_bytes = model.rows * stride * elem;
+    std::size_t budget = options.memory_budget;
+    if (budget == 0) budget = gpu_memory(device).free / 10 * 9;
+    // Resident when the model leaves at least a quarter of the budget for the work.
+    resident = model_bytes <= budget / 4 * 3;
+    if (resident) upload();
+    if (options.memory_budget != 0) work_budget = options.memory_budget - (resident ? model_bytes : 0);
+  }
+  ~GpuIndex() override {
+    if (cublas != nullptr) cublasDestroy(cublas);
+  }
+
+  template <typename Fn>
+  void with_type(Fn&& fn) const {
+    switch (precision) {
+      case Precision::Fp32:
+      case Precision::Tf32: fn(float{}); break;
+      case Precision::Fp16: fn(__half{}); break;
+      case Precision::Bf16: fn(__nv_bfloat16{}); break;
+    }
+  }
+
+  // Copies `count` host rows of dim floats to the device and writes them at `out` as
+  // padded rows of the stored type, divided by `norms` when given (model rows).
+  void convert_rows(const float* source, std::size_t count, const float* norms, void* out,
+                    Staging& staging, cudaStream_t stream) {
+    if (staging.rows.size() < count * model.dim) {
+      SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+      staging.rows.reset();
+      staging.rows = cuda::DeviceBuffer<float>(count * model.dim);
+    }
+    float* raw = staging.rows.get();
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(raw, source, count * model.dim * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream));
+    const float* dev_norms = nullptr;
+    if (norms != nullptr) {
+      if (staging.norms.size() < count) {
+        SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+        staging.norms.reset();
+        staging.norms = cuda::DeviceBuffer<float>(count);
+      }
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(staging.norms.get(), norms, count * sizeof(float),
+                                        cudaMemcpyHostToDevice, stream));
+      dev_norms = staging.norms.get();
+    }
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + 7) / 8, 4096));
+    with_type([&](auto tag) {
+      using T = decltype(tag);
+      scale_rows<T><<<blocks, 256, 0, stream>>>(raw, count, static_cast<int>(model.dim), dev_norms,
+                                                static_cast<T*>(out), stride);
+    });
+    SIMKIT_CUDA_CHECK_LAUNCH();
+  }
+
+  void upload() {
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t elem = element_bytes(precision);
+    vectors = cuda::DeviceBuffer<std::byte>(model.rows * stride * elem);
+    cuda::Stream stream;
+    for (std::size_t first = 0; first < model.rows; first += kUploadChunkRows) {
+      const std::size_t count = std::min(kUploadChunkRows, model.rows - first);
+      convert_rows(model.vectors + first * model.dim, count, model.norms + first,
+                   vectors.get() + first * stride * elem, staging_b, stream.get());
+    }
+    stream.sync();
+    staging_b = Staging{};
+    setup = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // ---- gpu::BlockScorer
+  std::size_t bytes_per_row_a() const override { return stride * element_bytes(precision); }
+  std::size_t bytes_per_row_b() const override { return stride * element_bytes(precision); }
+  bool b_resident() const override { return resident; }
+
+  void load_a(RowRange rows, void* slot, gpu::Stream stream) override {
+    convert_rows(directions + rows.begin * model.dim, rows.size(), nullptr, slot, staging_a, stream);
+  }
+  void load_b(RowRange rows, void* slot, gpu::Stream stream) override {
+    convert_rows(model.vectors + rows.begin * model.dim, rows.size(), model.norms + rows.begin, slot,
+                 staging_b, stream);
+  }
+  void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b, float* tile,
+             std::size_t ld, gpu::Stream stream) override {
+    const std::size_t elem = element_bytes(precision);
+    const void* rows_b = resident ? static_cast<const void*>(vectors.get() + b.begin * stride * elem) : b_slot;
+    const bool query_fits_smem = kGemvMaxQueries * stride * sizeof(float) <= 48 * 1024;
+    if (a.size() <= static_cast<std::size_t>(kGemvMaxQueries) && query_fits_smem) {
+      with_type([&](auto tag) {
+        using T = decltype(tag);
+        const T* e = static_cast<const T*>(rows_b);
+        const T* q = static_cast<const T*>(a_slot);
+        switch (a.size()) {
+          case 1: launch_gemv<T, 1>(e, b.size(), stride, q, tile, ld, stream); break;
+          case 2: launch_gemv<T, 2>(e, b.size(), stride, q, tile, ld, stream); break;
+          case 3: launch_gemv<T, 3>(e, b.size(), stride, q, tile, ld, stream); break;
+          default: launch_gemv<T, 4>(e, b.size(), stride, q, tile, ld, stream); break;
+        }
+      });
+      return;
+    }
+    // tile (row-major a x b, stride ld) seen column-major is (b x a): E^T(b x k) * Q(k x a).
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas, stream));
+    const float one = 1.0f, zero = 0.0f;
+    cudaDataType_t type = CUDA_R_32F;
+    cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+    with_type([&](auto tag) { type = Element<decltype(tag)>::type; });
+    if (precision == Precision::Tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+    SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
+                                     static_cast<int>(a.size()), static_cast<int>(stride), &one, rows_b,
+                                     type, static_cast<int>(stride), a_slot, type,
+                                     static_cast<int>(stride), &zero, tile, CUDA_R_32F,
+                                     static_cast<int>(ld), compute, CUBLAS_GEMM_DEFAULT));
+  }
+};
+
+void GpuIndexDeleter::operator()(GpuIndex* index) const noexcept {
+  if (index == nullptr) return;
+  const int device = index->device;
+  cudaSetDevice(device);
+  delete index;
+}
+
+GpuIndexPtr make_gpu_index(const Model& model, const SearchOptions& options) {
+  return GpuIndexPtr(new GpuIndex(model, options));
+}
+
+TopKLists search_gpu(GpuIndex& index, const float* directions, std::size_t queries, std::size_t k,
+                     double* device_ms) {
+  cuda::DeviceGuard guard(index.device);
+  index.directions = directions;
+  PairwiseJob job;
+  job.rows_a = queries;
+  job.rows_b = index.model.rows;
+  job.k = k;
+  job.memory_budget = index.work_budget;
+  TopKLists found = index.engine.run(job, index).topk;
+  index.directions = nullptr;
+  if (device_ms != nullptr) *device_ms = index.engine.last_ms();
+  return found;
+}
+
+double gpu_setup_ms(const GpuIndex& index) { return index.setup; }
+
+}  // namespace simkit::neighbors::detail

@@ -1,0 +1,36 @@
+#include "cli.hpp"
+
+#include <unistd.h>
+
+#include "simkit/error.hpp"
+#include "simkit/progress.hpp"
+
+namespace simkit::cli {
+
+void add_common_options(CLI::App& command, CommonOptions& options) {
+  command.add_option("--device", options.device, "auto, cpu, cuda or cuda:N (auto: a GPU when present)")
+      ->capture_default_str();
+  command.add_option("--threads", options.threads, "CPU threads to use (0 = all cores)")
+      ->capture_default_str();
+  command.add_option("--memory-budget", options.memory_budget,
+                     "memory the job may use for blocks, e.g. 512M or 8G (default: from the device)");
+  command.add_flag("-q,--quiet", options.quiet, "no progress bars");
+  command.add_flag("--timings", options.timings, "print timings on standard error");
+}
+
+Context make_context(const CommonOptions& options) {
+  Context context;
+  context.device = resolve_device(parse_device(options.device));
+  if (!options.memory_budget.empty()) context.memory_budget = parse_byte_size(options.memory_budget);
+  context.timings = options.timings;
+  context.threads = std::make_unique<ThreadLimit>(options.threads);
+  set_progress_enabled(!options.quiet && ::isatty(STDERR_FILENO));
+  return context;
+}
+
+void note(const std::string& line) {
+  std::fprintf(stderr, "simkit: %s\n", one_line(line).c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace simkit::cli

@@ -1,0 +1,50 @@
+// Conventions every simkit command shares: --device, --threads, --memory-budget,
+// --quiet, --timings, -o/--output, --format; error lines and exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "simkit/device.hpp"
+#include "simkit/threads.hpp"
+
+namespace simkit::cli {
+
+// Exit codes: 0 ok, 2 bad input or usage, 1 failure; 130 after SIGINT.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct CommonOptions {
+  std::string device = "auto";
+  std::size_t threads = 0;
+  std::string memory_budget;
+  bool quiet = false;
+  bool timings = false;
+};
+
+// Adds --device, --threads, --memory-budget, --quiet and --timings to a command.
+void add_common_options(CLI::App& command, CommonOptions& options);
+
+// What a command needs after its options are parsed.
+struct Context {
+  Device device;
+  std::size_t memory_budget = 0;  // 0 = automatic
+  bool timings = false;
+  std::unique_ptr<ThreadLimit> threads;
+};
+Context make_context(const CommonOptions& options);
+
+// Prints one line "simkit: <what>" on standard error (timings, notes).
+void note(const std::string& line);
+
+// Each command registers itself and returns the function that runs it.
+using Runner = std::function<int()>;
+Runner add_neighbors_command(CLI::App& app);
+Runner add_devices_command(CLI::App& app);
+
+}  // namespace simkit::cli

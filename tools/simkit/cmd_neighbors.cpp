@@ -1,0 +1,323 @@
+// simkit neighbors: the k most cosine-similar words of a word or an expression such as
+// `king - man + woman`, and `simkit neighbors convert` between model formats.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "line_reader.hpp"
+#include "simkit/error.hpp"
+#include "simkit/io.hpp"
+#include "simkit/neighbors.hpp"
+#include "simkit/progress.hpp"
+
+namespace simkit::cli {
+
+namespace {
+
+using neighbors::Format;
+using neighbors::Match;
+using neighbors::Model;
+using neighbors::Query;
+
+enum class OutFormat { Text, Tsv, Json };
+
+struct NeighborsOptions {
+  CommonOptions common;
+  std::string model;
+  std::string words;
+  std::string input_format = "auto";
+  std::string precision = "fp32";
+  std::string format = "text";
+  std::string output = "-";
+  std::size_t k = 10;
+  std::size_t batch = 4096;
+  bool compare_cpu = false;
+  std::vector<std::string> queries;
+};
+
+struct ConvertOptions {
+  CommonOptions common;
+  std::string input;
+  std::string output;
+  std::string to;
+  std::string words;
+  std::string input_format = "auto";
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Model load(const std::string& path, const std::string& input_format, const std::string& words,
+           bool timings) {
+  const auto start = std::chrono::steady_clock::now();
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  Progress progress("loading " + std::filesystem::path(path).filename().string(), ec ? 0 : size, "B");
+  neighbors::LoadOptions options;
+  options.format = neighbors::parse_format(input_format);
+  options.words_path = words;
+  options.progress = &progress;
+  Model model = neighbors::load_model(path, options);
+  progress.finish();
+  if (timings)
+    note(fmt::format("timing: loaded {} ({}, {} words x {} dimensions) in {:.3f} s", path,
+                     neighbors::format_name(model.format), model.rows, model.dim, seconds_since(start)));
+  return model;
+}
+
+OutFormat parse_out_format(const std::string& name) {
+  if (name == "text") return OutFormat::Text;
+  if (name == "tsv") return OutFormat::Tsv;
+  if (name == "json") return OutFormat::Json;
+  throw UsageError(fmt::format("--format {}: expected text, tsv or json", quote(name)));
+}
+
+std::string render(OutFormat format, const Model& model, const Query& query,
+                   const std::vector<Match>& matches) {
+  std::string out;
+  switch (format) {
+    case OutFormat::Tsv:
+      for (std::size_t i = 0; i < matches.size(); ++i)
+        out += fmt::format("{}\t{}\t{}\t{:.6f}\n", query.text, i + 1, model.word(matches[i].row),
+                           matches[i].similarity);
+      break;
+    case OutFormat::Json: {
+      nlohmann::json list = nlohmann::json::array();
+      for (std::size_t i = 0; i < matches.size(); ++i)
+        list.push_back({{"rank", i + 1},
+                        {"word", std::string(model.word(matches[i].row))},
+                        {"similarity", std::round(static_cast<double>(matches[i].similarity) * 1e6) / 1e6}});
+      out = nlohmann::json{{"query", query.text}, {"neighbors", list}}.dump() + "\n";
+      break;
+    }
+    case OutFormat::Text: {
+      std::size_t width = 12;
+      for (const Match& m : matches) width = std::max(width, model.word(m.row).size());
+      out = query.text + "\n";
+      for (std::size_t i = 0; i < matches.size(); ++i)
+        out += fmt::format("{:4}  {:<{}}  {:.6f}\n", i + 1, model.word(matches[i].row), width,
+                           matches[i].similarity);
+      out += "\n";
+      break;
+    }
+  }
+  return out;
+}
+
+struct Session {
+  const NeighborsOptions& options;
+  const Context& context;
+  const Model& model;
+  OutFormat format;
+  neighbors::Searcher& searcher;
+  neighbors::Searcher* cpu_check;
+  OutputFile& out;
+  int status = kExitOk;
+
+  // Answers one batch of query lines; `where(i)` names line i for error messages.
+  template <typename Where>
+  void answer(const std::vector<std::string>& lines, Where where, bool skip_blank) {
+    std::vector<Query> queries;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (skip_blank && lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+      try {
+        Query q = neighbors::parse_query(lines[i], model, where(i));
+        neighbors::query_vector(model, q, where(i));  // refuse directionless queries here
+        queries.push_back(std::move(q));
+      } catch (const InputError& e) {
+        std::fprintf(stderr, "simkit: error: %s\n", one_line(e.what()).c_str());
+        status = kExitBadInput;
+      }
+    }
+    if (queries.empty()) return;
+    const auto answers = searcher.search(queries);
+    if (context.timings)
+      note(fmt::format("timing: {} quer{} in {:.3f} ms on {} ({})", queries.size(),
+                       queries.size() == 1 ? "y" : "ies", searcher.last_search_ms(), context.device.name,
+                       context.device.cuda ? neighbors::precision_name(searcher.options().precision) : "fp32"));
+    if (cpu_check != nullptr) compare(queries, answers);
+    std::string text;
+    for (std::size_t q = 0; q < queries.size(); ++q) text += render(format, model, queries[q], answers[q]);
+    out.write(text);
+    if (out.is_stdout()) std::fflush(stdout);
+  }
+
+  void compare(const std::vector<Query>& queries, const std::vector<std::vector<Match>>& answers) {
+    const auto cpu_answers = cpu_check->search(queries);
+    // fp32 agrees to rounding; reduced precisions move similarities by about 1e-3.
+    const float tolerance = searcher.options().precision == neighbors::Precision::Fp32 ? 1e-5f : 2e-2f;
+    std::size_t differ = 0;
+    std::string first;
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      if (!neighbors::same_answers(answers[q], cpu_answers[q], tolerance)) {
+        if (differ++ == 0) first = queries[q].text;
+      }
+    }
+    const double gpu_ms = searcher.last_search_ms(), cpu_ms = cpu_check->last_search_ms();
+    note(fmt::format("compare-cpu: {} quer{}: {} {:.3f} ms, cpu {:.3f} ms ({:.1f}x); {}", queries.size(),
+                     queries.size() == 1 ? "y" : "ies", context.device.name, gpu_ms, cpu_ms,
+                     gpu_ms > 0 ? cpu_ms / gpu_ms : 0.0,
+                     differ == 0 ? std::string("the lists agree")
+                                 : fmt::format("the lists differ for {} (first: {})", differ, quote(first))));
+  }
+};
+
+int run_neighbors(NeighborsOptions& options) {
+  Context context = make_context(options.common);
+  const OutFormat format = parse_out_format(options.format);
+  if (options.k == 0) throw UsageError("--k must be at least 1");
+  if (options.batch == 0) throw UsageError("--batch must be at least 1");
+  neighbors::SearchOptions search;
+  search.k = options.k;
+  search.device = context.device;
+  search.precision = neighbors::parse_precision(options.precision);
+  search.memory_budget = context.memory_budget;
+  if (!context.device.cuda && search.precision != neighbors::Precision::Fp32)
+    note(fmt::format("--precision {} applies to the GPU; the CPU computes in fp32", options.precision));
+
+  const Model model = load(options.model, options.input_format, options.words, context.timings);
+  neighbors::Searcher searcher(model, search);
+  if (context.timings && context.device.cuda)
+    note(fmt::format("timing: model on {} in {:.1f} ms ({})", context.device.name, searcher.setup_ms(),
+                     neighbors::precision_name(search.precision)));
+  std::unique_ptr<neighbors::Searcher> cpu_check;
+  if (options.compare_cpu) {
+    if (context.device.cuda) {
+      neighbors::SearchOptions cpu = search;
+      cpu.device = Device{};
+      cpu_check = std::make_unique<neighbors::Searcher>(model, cpu);
+    } else {
+      note("compare-cpu: the search already runs on the CPU; nothing to compare");
+    }
+  }
+
+  OutputFile out(options.output);
+  Session session{options, context, model, format, searcher, cpu_check.get(), out};
+  if (!options.queries.empty()) {
+    for (std::size_t first = 0; first < options.queries.size(); first += options.batch) {
+      const std::vector<std::string> batch(
+          options.queries.begin() + static_cast<std::ptrdiff_t>(first),
+          options.queries.begin() + static_cast<std::ptrdiff_t>(std::min(options.queries.size(), first + options.batch)));
+      session.answer(batch, [&](std::size_t i) { return fmt::format("query {}", first + i + 1); }, false);
+    }
+  } else {
+    const bool interactive = ::isatty(STDIN_FILENO);
+    LineReader reader(STDIN_FILENO);
+    std::vector<std::string> lines;
+    for (;;) {
+      if (interactive) {
+        std::fputs("query> ", stderr);
+        std::fflush(stderr);
+      }
+      if (!reader.next_batch(lines, interactive ? 1 : options.batch)) break;
+      const std::size_t first_line = reader.line_number() - lines.size() + 1;
+      session.answer(lines, [&](std::size_t i) { return fmt::format("stdin:{}", first_line + i); }, true);
+    }
+    if (interactive) std::fputs("\n", stderr);
+  }
+  out.commit();
+  return session.status;
+}
+
+Format output_format(const ConvertOptions& options) {
+  if (!options.to.empty()) {
+    const Format format = neighbors::parse_format(options.to);
+    if (format == Format::Auto || format == Format::Npy)
+      throw UsageError(fmt::format("--to {}: expected skv, glove, word2vec or word2vec-binary", options.to));
+    return format;
+  }
+  const std::string ext = std::filesystem::path(options.output).extension().string();
+  if (ext == ".skv") return Format::Skv;
+  if (ext == ".txt") return Format::Glove;
+  if (ext == ".vec") return Format::Word2VecText;
+  if (ext == ".bin") return Format::Word2VecBinary;
+  throw UsageError(fmt::format("cannot tell the output format from {}: add --to skv|glove|word2vec|"
+                               "word2vec-binary",
+                               quote(options.output)));
+}
+
+int run_convert(ConvertOptions& options) {
+  Context context = make_context(options.common);
+  const Format to = output_format(options);
+  if (to == Format::Skv && (options.output == "-" || options.output.empty()))
+    throw UsageError("an .skv model cannot go to standard output: give -o FILE");
+  const auto start = std::chrono::steady_clock::now();
+  const Model model = load(options.input, options.input_format, options.words, context.timings);
+  {
+    Progress progress("writing " + std::filesystem::path(options.output).filename().string(),
+                      to == Format::Skv ? model.rows * model.dim * sizeof(float) : model.rows,
+                      to == Format::Skv ? "B" : "rows");
+    neighbors::save_model(model, options.output, to, &progress);
+  }
+  if (context.timings)
+    note(fmt::format("timing: converted {} words x {} dimensions to {} in {:.3f} s", model.rows,
+                     model.dim, neighbors::format_name(to), seconds_since(start)));
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner add_neighbors_command(CLI::App& app) {
+  auto search = std::make_shared<NeighborsOptions>();
+  auto convert = std::make_shared<ConvertOptions>();
+
+  CLI::App* command = app.add_subcommand(
+      "neighbors",
+      "Nearest words by cosine similarity, for a word or an expression such as 'king - man + woman'.\n"
+      "Queries come from the arguments, or one a line from standard input until it ends.");
+  command->footer(
+      "Examples:\n"
+      "  simkit neighbors --model vectors.vec king 'king - man + woman'\n"
+      "  simkit neighbors --model vectors.skv --format tsv < queries.txt\n"
+      "  simkit neighbors convert glove.840B.300d.txt -o glove.skv\n"
+      "A query's own words are never among its answers. To ask for the word 'convert', give it on\n"
+      "standard input.");
+  command->add_option("-m,--model", search->model,
+                      "word vectors: GloVe or word2vec text, word2vec binary, .npy (with --words) or .skv")
+      ->required();
+  command->add_option("-k,--k", search->k, "neighbours per query")->capture_default_str();
+  command->add_option("--format", search->format, "output: text, tsv (query, rank, word, similarity) or json lines")
+      ->capture_default_str();
+  command->add_option("-o,--output", search->output, "output file (default: standard output)");
+  command->add_option("--precision", search->precision,
+                      "GPU arithmetic: fp32 (exact), tf32 (tensor cores), fp16 or bf16 (half the memory)")
+      ->capture_default_str();
+  command->add_option("--words", search->words, "word list of an .npy model, one word a line");
+  command->add_option("--input-format", search->input_format,
+                      "model format: auto, glove, word2vec, word2vec-binary, npy or skv")
+      ->capture_default_str();
+  command->add_option("--batch", search->batch, "queries answered together at most")->capture_default_str();
+  command->add_flag("--compare-cpu", search->compare_cpu,
+                    "also run the CPU path and report both timings and whether the lists agree");
+  add_common_options(*command, search->common);
+  command->add_option("query", search->queries, "a word or an expression; none: read standard input");
+  command->require_subcommand(0, 1);
+
+  CLI::App* sub = command->add_subcommand(
+      "convert", "Converts word vectors between formats; .skv loads fastest (memory-mapped, no parsing).");
+  sub->add_option("input", convert->input, "the model to read")->required();
+  sub->add_option("-o,--output", convert->output, "the file to write")->required();
+  sub->add_option("--to", convert->to, "skv, glove, word2vec or word2vec-binary (default: from the extension)");
+  sub->add_option("--words", convert->words, "word list of an .npy model");
+  sub->add_option("--input-format", convert->input_format, "input format (default: detected)")
+      ->capture_default_str();
+  add_common_options(*sub, convert->common);
+  // The parent's --model is not needed for a conversion.
+  sub->preparse_callback([command](std::size_t) { command->get_option("--model")->required(false); });
+
+  return [command, sub, search, convert]() {
+    if (sub->parsed()) return run_convert(*convert);
+    return run_neighbors(*search);
+  };
+}
+
+}  // namespace simkit::cli
