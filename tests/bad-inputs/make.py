@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Writes the malformed-input corpus: files simkit must refuse.
+
+Each case is FORMAT/NAME plus NAME.expect: the phrases the one-line error must contain
+(one a line; the file's own path is always required too). NAME.args, when present, holds
+extra command-line arguments (one a line; @DIR@ stands for this folder). Files whose
+names start with '_' are helpers, not cases.
+
+Usage: make.py SIMKIT_BINARY   (the program writes the valid .skv that is then damaged)
+Committed output is what tests/cli/bad_inputs_test.cpp runs; rerun after changing a case.
+"""
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def case(fmt, name, data, expect, args=()):
+    folder = os.path.join(HERE, fmt)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode("latin-1"))
+    with open(os.path.join(folder, name + ".expect"), "w") as f:
+        f.write("\n".join(expect) + "\n")
+    if args:
+        with open(os.path.join(folder, name + ".args"), "w") as f:
+            f.write("\n".join(args) + "\n")
+
+
+def helper(fmt, name, text):
+    folder = os.path.join(HERE, fmt)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "w") as f:
+        f.write(text)
+
+
+def w2v_binary(count, dim, rows):
+    out = f"{count} {dim}\n".encode()
+    for word, values in rows:
+        out += word.encode("latin-1") + b" " + struct.pack(f"<{len(values)}f", *values) + b"\n"
+    return out
+
+
+def npy(descr, fortran, shape, data):
+    header = f"{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}"
+    header = header.ljust(117) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
+
+
+def main(binary):
+    for fmt in ("glove", "word2vec", "word2vec-binary", "npy", "skv", "any"):
+        shutil.rmtree(os.path.join(HERE, fmt), ignore_errors=True)
+    rng = random.Random(20261122)
+
+    # Any format: files with nothing usable in them.
+    case("any", "empty.txt", "", ["empty file"])
+    case("any", "random.bin", bytes(rng.randrange(256) for _ in range(4096)), [])
+    case("any", "only_newlines.txt", "\n\n\n", ["expected a word followed by its values"])
+
+    # GloVe text.
+    case("glove", "short_row.txt", "a 1 2\nb 1\n", [":2", "expected a word and 2 values, found 2 fields"])
+    case("glove", "not_a_number.txt", "a 1 2\nb 1 x2\n", [":2:5", "expected a number, found 'x2'"])
+    case("glove", "nan.txt", "a 1 nan\n", [":1:5", "NaN or infinite"])
+    case("glove", "infinite.txt", "a 1 2\nb -inf 2\n", [":2:3", "NaN or infinite"])
+    case("glove", "overflow.txt", "a 1 1e39\n", [":1:5", "out of the float32 range"])
+    case("glove", "duplicate.txt", "the 1 2\nof 3 4\nthe 5 6\n", [":3", "duplicate word 'the' (first at line 1)"])
+    case("glove", "blank_line.txt", "a 1\n\nb 2\n", [":2", "empty line"])
+    case("glove", "not_utf8.txt", "a 1\ncaf\xe9 2\n", [":2", "not valid UTF-8"])
+    case("glove", "control_char.txt", "a 1\nb\x07c 2\n", [":2", "control character"])
+    case("glove", "truncated.txt", "alpha 0.1 0.2 0.3\nbeta 0.4 0.", [":2", "expected a word and 3 values"])
+
+    # word2vec text.
+    case("word2vec", "count_mismatch.vec", "3 2\na 1 2\nb 1 2\n", [":1", "header says 3 rows but the file has 2"])
+    case("word2vec", "absurd_rows.vec", "999999999999 300\na 1 2\n", [":1", "999999999999 rows"])
+    case("word2vec", "absurd_but_indexable.vec", "4000000000 300\na 1 2\n", [":1", "header says 4000000000 rows"])
+    case("word2vec", "absurd_dim.vec", "1 99999999\na 1\n", [":1", "absurd"])
+    case("word2vec", "dim_zero.vec", "2 0\na\nb\n", [":1", "dimension 0"])
+    case("word2vec", "rows_zero.vec", "0 5\n", [":1", "no rows"])
+    case("word2vec", "wrong_dim.vec", "2 3\na 1 2 3\nb 1 2\n", [":3", "expected a word and 3 values"])
+    case("word2vec", "duplicate.vec", "2 2\nx 1 2\nx 3 4\n", [":3", "duplicate word 'x' (first at line 2)"])
+
+    # word2vec binary.
+    good = [("a", [1.0, 2.0, 3.0]), ("b", [4.0, 5.0, 6.0])]
+    case("word2vec-binary", "truncated.bin", w2v_binary(2, 3, good)[:-9], ["truncated", ":1"])
+    case("word2vec-binary", "truncated_row.bin", w2v_binary(3, 1, [("a", [1.0]), ("b", [2.0]), ("c", [3.0])])[:-3],
+         ["truncated: row 3", ": byte"])
+    case("word2vec-binary", "nan.bin", w2v_binary(2, 3, [good[0], ("b", [1.0, float("nan"), 3.0])]),
+         ["NaN or infinite", ": byte 25"])
+    case("word2vec-binary", "infinite.bin", w2v_binary(2, 3, [good[0], ("b", [float("inf"), 1.0, 3.0])]),
+         ["NaN or infinite", ": byte 21"])
+    case("word2vec-binary", "extra_rows.bin", w2v_binary(1, 3, good), ["unexpected data after the 1 rows"])
+    case("word2vec-binary", "duplicate.bin", w2v_binary(2, 3, [good[0], good[0]]), ["duplicate word 'a'", ": byte 19"])
+    case("word2vec-binary", "not_utf8.bin", w2v_binary(2, 3, [good[0], ("\xff\xfe", [1.0, 2.0, 3.0])]),
+         ["not valid UTF-8"])
+    case("word2vec-binary", "absurd_rows.bin", b"4000000000 300\nab \x00\x00\x80\x3f",
+         ["header says 4000000000 rows", "truncated or not word2vec"])
+    case("word2vec-binary", "no_space.bin", b"1 3\n" + b"x" * 5000, ["no space within 4096 bytes"],
+         ["--input-format", "word2vec-binary"])
+
+    # .npy + word list.
+    f4 = struct.pack("<6f", 1, 2, 3, 4, 5, 6)
+    helper("npy", "_words2.txt", "alpha\nbeta\n")
+    words = ["--words", "@DIR@/_words2.txt"]
+    case("npy", "dtype.npy", npy("<i4", "False", "(2, 3)", f4), ["dtype '<i4' is not supported"], words)
+    case("npy", "fortran.npy", npy("<f4", "True", "(2, 3)", f4), ["Fortran-order"], words)
+    case("npy", "one_dim.npy", npy("<f4", "False", "(6,)", f4), ["expected a 2-D matrix"], words)
+    case("npy", "truncated.npy", npy("<f4", "False", "(2, 3)", f4[:-3]), [": byte 128", "does not match"], words)
+    case("npy", "nan.npy", npy("<f4", "False", "(2, 3)", struct.pack("<6f", 1, 2, float("nan"), 4, 5, 6)),
+         [": byte 136", "NaN"], words)
+    case("npy", "bad_header.npy", npy("<f4", "Maybe", "(2, 3)", f4), ["expected True or False"], words)
+    case("npy", "version.npy", b"\x93NUMPY\x07\x00\x10\x00" + b" " * 16, ["version 7", ": byte 6"], words)
+    case("npy", "header_past_end.npy", b"\x93NUMPY\x01\x00\xff\x7f{}", ["runs past the end"], words)
+    case("npy", "too_few_words.npy", npy("<f4", "False", "(3, 2)", f4), ["2 words for the 3 rows"], words)
+    case("npy", "no_words.npy", npy("<f4", "False", "(2, 3)", f4), ["--words"])
+
+    # .skv, damaged copies of a valid file written by simkit itself.
+    with tempfile.TemporaryDirectory() as tmp:
+        vec = os.path.join(tmp, "m.vec")
+        with open(vec, "w") as f:
+            f.write("3 4\nalpha 1 2 3 4\nbeta -1 0.5 0 2\ngamma 0 0 1 0\n")
+        skv = os.path.join(tmp, "m.skv")
+        subprocess.run([binary, "neighbors", "convert", vec, "-o", skv], check=True)
+        with open(skv, "rb") as f:
+            valid = f.read()
+    flipped = bytearray(valid)
+    flipped[130] ^= 0x10
+    case("skv", "checksum.skv", bytes(flipped), ["checksum mismatch"])
+    case("skv", "truncated.skv", valid[:-20], ["truncated: the header says"])
+    case("skv", "trailing.skv", valid + b"\0", ["trailing bytes"])
+    version = bytearray(valid)
+    version[8] = 2
+    case("skv", "version.skv", bytes(version), [": byte 8", ".skv version 2 is not supported"])
+    rows = bytearray(valid)
+    rows[16:24] = struct.pack("<Q", 10**15)
+    case("skv", "absurd_rows.skv", bytes(rows), [": byte 16"])
+    dim = bytearray(valid)
+    dim[24:32] = struct.pack("<Q", 0)
+    case("skv", "dim_zero.skv", bytes(dim), [": byte 16", "dimension 0"])
+    case("skv", "header_only.skv", valid[:40], ["truncated"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

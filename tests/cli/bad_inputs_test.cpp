@@ -1,0 +1,67 @@
+// Every file under tests/bad-inputs/ through the real program: exit 2, exactly one
+// error line naming the file and what is wrong, and no output file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BadFile {
+  fs::path path;
+  std::vector<std::string> expected;
+  std::vector<std::string> args;
+};
+
+std::vector<BadFile> corpus() {
+  std::vector<BadFile> files;
+  const fs::path root = test::source_dir() / "tests/bad-inputs";
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const fs::path p = entry.path();
+    const std::string name = p.filename().string();
+    if (!entry.is_regular_file() || name[0] == '_' || p.extension() == ".expect" || p.extension() == ".args" ||
+        p.extension() == ".py" || p.extension() == ".md")
+      continue;
+    BadFile f{p, test::lines_of(test::read_file(p.string() + ".expect")), {}};
+    for (std::string arg : test::lines_of(test::read_file(p.string() + ".args"))) {
+      if (const auto at = arg.find("@DIR@"); at != std::string::npos) arg.replace(at, 5, p.parent_path().string());
+      f.args.push_back(arg);
+    }
+    files.push_back(f);
+  }
+  std::sort(files.begin(), files.end(), [](const BadFile& a, const BadFile& b) { return a.path < b.path; });
+  return files;
+}
+
+TEST(BadInputs, CorpusIsThere) { EXPECT_GE(corpus().size(), 40u); }
+
+TEST(BadInputs, EachIsRefusedWithOneLine) {
+  for (const BadFile& f : corpus()) {
+    SCOPED_TRACE(f.path.string());
+    ASSERT_TRUE(fs::exists(f.path.string() + ".expect"));
+    test::TempDir dir;
+    const fs::path out = dir / "out.tsv";
+    std::vector<std::string> args = {"neighbors", "--model", f.path.string(), "--device", "cpu", "-o", out.string()};
+    args.insert(args.end(), f.args.begin(), f.args.end());
+    args.push_back("alpha");
+    const auto r = test::run_simkit(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    const auto lines = test::lines_of(r.err);
+    ASSERT_EQ(lines.size(), 1u) << r.err;
+    EXPECT_EQ(lines[0].rfind("simkit: error: ", 0), 0u) << lines[0];
+    EXPECT_NE(lines[0].find(f.path.string()), std::string::npos) << "the file is not named";
+    for (const std::string& phrase : f.expected)
+      if (!phrase.empty()) {
+        EXPECT_NE(lines[0].find(phrase), std::string::npos) << "missing '" << phrase << "'";
+      }
+    EXPECT_FALSE(fs::exists(out)) << "an output file was created";
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 0) << "leftovers";
+  }
+}
+
+}  // namespace
+}  // namespace simkit

@@ -1,0 +1,58 @@
+// Errors, device and size parsing.
+#include <gtest/gtest.h>
+
+#include "simkit/device.hpp"
+#include "simkit/error.hpp"
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+TEST(Location, Formats) {
+  EXPECT_EQ(to_string(Location::at_line("a.txt", 12)), "a.txt:12");
+  EXPECT_EQ(to_string(Location::at_line("a.txt", 12, 5)), "a.txt:12:5");
+  EXPECT_EQ(to_string(Location::at_offset("m.bin", 4096)), "m.bin: byte 4096");
+  EXPECT_EQ(to_string(Location{.file = "x"}), "x");
+  const InputError e(Location::at_line("v.txt", 3), "expected a number,\nfound 'x'");
+  EXPECT_STREQ(e.what(), "v.txt:3: expected a number, found 'x'");
+}
+
+TEST(Quote, EscapesWhatCannotBePrinted) {
+  EXPECT_EQ(quote("king"), "'king'");
+  EXPECT_EQ(quote("a\tb\x01"), "'a\\x09b\\x01'");
+  EXPECT_EQ(quote("caf\xc3\xa9"), "'caf\xc3\xa9'");
+  EXPECT_EQ(quote("\xff\xfe"), "'\\xff\\xfe'");
+  EXPECT_EQ(quote("it's"), "'it\\'s'");
+  EXPECT_EQ(quote(std::string(100, 'a'), 4), "'aaaa'...");
+}
+
+TEST(Device, Parse) {
+  EXPECT_EQ(parse_device("auto").kind, DeviceSpec::Kind::Auto);
+  EXPECT_EQ(parse_device("cpu").kind, DeviceSpec::Kind::Cpu);
+  EXPECT_EQ(parse_device("cuda").kind, DeviceSpec::Kind::Cuda);
+  EXPECT_EQ(parse_device("cuda:3").index, 3);
+  EXPECT_EQ(parse_device("gpu:1").index, 1);
+  for (const char* bad : {"", "cuda:", "cuda:-1", "cuda:x", "tpu", "cpu:0"})
+    EXPECT_THROW(parse_device(bad), UsageError) << bad;
+}
+
+TEST(Device, AutoFallsBackToCpuWithoutGpu) {
+  const Device d = resolve_device(parse_device("auto"));
+  EXPECT_EQ(d.cuda, test::gpu_available());
+  if (!test::gpu_available()) {
+    EXPECT_THROW(resolve_device(parse_device("cuda")), UsageError);
+  }
+  EXPECT_THROW(resolve_device(parse_device("cuda:99")), UsageError);
+}
+
+TEST(ByteSize, Parse) {
+  EXPECT_EQ(parse_byte_size("512"), 512u);
+  EXPECT_EQ(parse_byte_size("4K"), 4096u);
+  EXPECT_EQ(parse_byte_size("2G"), std::size_t{2} << 30);
+  EXPECT_EQ(parse_byte_size("1.5GiB"), std::size_t{3} << 29);
+  EXPECT_EQ(parse_byte_size("64mb"), std::size_t{64} << 20);
+  for (const char* bad : {"", "0", "-1", "1X", "G", "nan", "1e40"}) EXPECT_THROW(parse_byte_size(bad), UsageError) << bad;
+}
+
+}  // namespace
+}  // namespace simkit

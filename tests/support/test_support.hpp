@@ -1,0 +1,73 @@
+// Helpers shared by simkit's tests: seeded random data, temporary folders, GPU checks,
+// and running the simkit program itself.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "simkit/device.hpp"
+
+namespace simkit::test {
+
+// A fresh seed per run (printed on failure through the test's trace), or SIMKIT_TEST_SEED.
+std::uint64_t test_seed();
+
+class Random {
+ public:
+  Random();
+  explicit Random(std::uint64_t seed) : engine_(seed), seed_(seed) {}
+  std::uint64_t seed() const { return seed_; }
+  float uniform(float lo = -1, float hi = 1) { return std::uniform_real_distribution<float>(lo, hi)(engine_); }
+  int integer(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine_); }
+  std::vector<float> floats(std::size_t n, float lo = -1, float hi = 1);
+  // Small integers: sums of products stay exact in float32, and ties are frequent.
+  std::vector<float> small_integers(std::size_t n, int lo, int hi);
+  std::mt19937_64& engine() { return engine_; }
+
+ private:
+  std::mt19937_64 engine_;
+  std::uint64_t seed_;
+};
+
+// A folder removed with all its contents when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string read_file(const std::filesystem::path& path);
+void write_file(const std::filesystem::path& path, const std::string& bytes);
+
+bool gpu_available();
+
+// Folder of the project's source tree (for data/samples and tests/bad-inputs).
+std::filesystem::path source_dir();
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs the simkit program with `args`, feeding `input` on standard input.
+RunResult run_simkit(const std::vector<std::string>& args, const std::string& input = "");
+
+// Lines of a text (without their newlines; a final newline ends the last line).
+std::vector<std::string> lines_of(const std::string& text);
+
+}  // namespace simkit::test
+
+#define SIMKIT_REQUIRE_GPU()                                                 \
+  do {                                                                       \
+    if (!::simkit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU here"; \
+  } while (0)
