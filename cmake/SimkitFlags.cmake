@@ -11,7 +11,7 @@ if(SIMKIT_WERROR)
 endif()
 if(SIMKIT_WITH_CUDA)
   target_compile_options(simkit_flags INTERFACE
-    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra,-Wno-missing-field-initializers -lineinfo>)
+    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra,-Wno-missing-field-initializers,-Wno-restrict -lineinfo>)
   # fmt's compile-time format checks do not survive nvcc: CUDA sources build their
   # messages with simkit::cat (core/text.hpp) instead of fmt.
 endif()

@@ -23,7 +23,6 @@ namespace simkit::neighbors::detail {
 namespace {
 
 constexpr int kGemvMaxQueries = 4;
-constexpr int kGemvRows = 4;  // model rows per warp step: independent loads in flight
 constexpr std::size_t kUploadChunkRows = 1 << 15;
 
 template <typename T> struct Element;
@@ -85,7 +84,8 @@ __global__ void scale_rows(const float* __restrict__ in, std::size_t rows, int d
 }
 
 // scores[q][row] = <model row, query q> for NQ queries, each model row read once.
-template <typename T, int NQ>
+// kRows model rows per warp step: their loads are all in flight together.
+template <typename T, int NQ, int kGemvRows>
 __global__ void __launch_bounds__(256)
     cosine_gemv(const T* __restrict__ model, std::size_t rows, std::size_t stride,
                 const T* __restrict__ queries, float* __restrict__ scores, std::size_t ld) {
@@ -140,22 +140,29 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-template <typename T, int NQ>
-void launch_gemv(const T* model, std::size_t rows, std::size_t stride, const T* queries,
-                 float* scores, std::size_t ld, cudaStream_t stream) {
+template <typename T, int NQ, int R>
+void launch_gemv_rows(const T* model, std::size_t rows, std::size_t stride, const T* queries,
+                      float* scores, std::size_t ld, cudaStream_t stream) {
   static int grid = [] {
     int device = 0, sms = 0, per_sm = 0;
     SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
     SIMKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cosine_gemv<T, NQ>, 256,
+    SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cosine_gemv<T, NQ, R>, 256,
                                                                     16 * 1024));
     return sms * std::max(per_sm, 1);
   }();
   const std::size_t smem = NQ * stride * sizeof(float);
-  const std::size_t needed = (rows + kGemvRows * 8 - 1) / (kGemvRows * 8);  // blocks of 8 warps
+  const std::size_t needed = (rows + R * 8 - 1) / (R * 8);  // blocks of 8 warps
   const int blocks = static_cast<int>(std::min<std::size_t>(grid, std::max<std::size_t>(needed, 1)));
-  cosine_gemv<T, NQ><<<blocks, 256, smem, stream>>>(model, rows, stride, queries, scores, ld);
+  cosine_gemv<T, NQ, R><<<blocks, 256, smem, stream>>>(model, rows, stride, queries, scores, ld);
   SIMKIT_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, int NQ>
+void launch_gemv(const T* model, std::size_t rows, std::size_t stride, const T* queries,
+                 float* scores, std::size_t ld, cudaStream_t stream) {
+  // Four rows a step measured faster than eight on an H100 (bench/results/neighbors.md).
+  launch_gemv_rows<T, NQ, 4>(model, rows, stride, queries, scores, ld, stream);
 }
 
 std::size_t element_bytes(Precision p) {
@@ -177,6 +184,7 @@ struct GpuIndex final : gpu::BlockScorer {
     cuda::DeviceBuffer<float> norms;
   } staging_a, staging_b;
   std::size_t work_budget = 0;             // bytes left for the engine (0 = automatic)
+  cuda::PinnedBuffer<float> pinned_directions;  // the batch, so its upload is asynchronous
   cublasHandle_t cublas = nullptr;
   gpu::Engine engine;
   const float* directions = nullptr;       // the batch being searched (host)
@@ -263,7 +271,11 @@ struct GpuIndex final : gpu::BlockScorer {
   bool b_resident() const override { return resident; }
 
   void load_a(RowRange rows, void* slot, gpu::Stream stream) override {
-    convert_rows(directions + rows.begin * model.dim, rows.size(), nullptr, slot, staging_a, stream);
+    // Each block of the batch has its own place in the pinned copy, so a later block's
+    // host copy never overwrites rows still waiting for their transfer.
+    const std::size_t offset = rows.begin * model.dim, count = rows.size() * model.dim;
+    std::memcpy(pinned_directions.get() + offset, directions + offset, count * sizeof(float));
+    convert_rows(pinned_directions.get() + offset, rows.size(), nullptr, slot, staging_a, stream);
   }
   void load_b(RowRange rows, void* slot, gpu::Stream stream) override {
     convert_rows(model.vectors + rows.begin * model.dim, rows.size(), model.norms + rows.begin, slot,
@@ -318,6 +330,8 @@ TopKLists search_gpu(GpuIndex& index, const float* directions, std::size_t queri
                      double* device_ms) {
   cuda::DeviceGuard guard(index.device);
   index.directions = directions;
+  if (index.pinned_directions.size() < queries * index.model.dim)
+    index.pinned_directions = cuda::PinnedBuffer<float>(queries * index.model.dim);
   PairwiseJob job;
   job.rows_a = queries;
   job.rows_b = index.model.rows;

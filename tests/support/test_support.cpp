@@ -64,7 +64,16 @@ void write_file(const std::filesystem::path& path, const std::string& bytes) {
 
 bool gpu_available() { return cuda_built() && cuda_device_count() > 0; }
 
-std::filesystem::path source_dir() { return SIMKIT_SOURCE_DIR; }
+// Both may be moved: the GPU runner runs the tests from a staged copy elsewhere.
+std::filesystem::path source_dir() {
+  const char* env = std::getenv("SIMKIT_SOURCE_DIR");
+  return env != nullptr && *env != '\0' ? env : SIMKIT_SOURCE_DIR;
+}
+
+static std::string simkit_binary() {
+  const char* env = std::getenv("SIMKIT_BINARY");
+  return env != nullptr && *env != '\0' ? env : SIMKIT_BINARY;
+}
 
 static std::string shell_quote(const std::string& s) {
   std::string out = "'";
@@ -78,7 +87,7 @@ static std::string shell_quote(const std::string& s) {
 RunResult run_simkit(const std::vector<std::string>& args, const std::string& input) {
   TempDir dir;
   write_file(dir / "in", input);
-  std::string command = shell_quote(SIMKIT_BINARY);
+  std::string command = shell_quote(simkit_binary());
   for (const std::string& a : args) command += " " + shell_quote(a);
   command += " < " + shell_quote((dir / "in").string()) + " > " + shell_quote((dir / "out").string()) +
              " 2> " + shell_quote((dir / "err").string());

@@ -104,6 +104,11 @@ class Event {
 // Milliseconds between two timing events (both recorded, the second completed).
 float elapsed_ms(const Event& start, const Event& stop);
 
+// Asks the L2 cache to keep [ptr, ptr + bytes) resident for kernels on `stream` (a score
+// tile written by one kernel and read by the next). Best effort: does nothing where the
+// device has no persisting L2 or refuses.
+void keep_in_l2(void* ptr, std::size_t bytes, cudaStream_t stream);
+
 // Selects `device` for the calling thread for the lifetime of the guard.
 class DeviceGuard {
  public:

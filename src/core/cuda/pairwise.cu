@@ -5,6 +5,8 @@
 // selection of this one, ordered by events. The running top-k of every row of A stays
 // on the device until the end; threshold hits are drained to the host after each tile.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -26,9 +28,8 @@ namespace simkit::gpu {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-constexpr std::size_t kReserve = 256 * kMiB;      // left for cuBLAS workspaces and the runtime
-constexpr std::size_t kScratchSlack = 16 * kMiB;  // partial top-k lists of long rows
-constexpr std::size_t kInitialHits = std::size_t{1} << 20;
+constexpr std::size_t kReserve = 256 * kMiB;  // left for cuBLAS workspaces and the runtime
+constexpr std::size_t kMaxInitialHits = std::size_t{1} << 20;
 constexpr std::size_t kPreferredA = 1024;  // rows of A per block: a GEMM's worth of queries
 
 // Largest score tile; small enough to stay in the L2 cache between scoring and selection.
@@ -56,14 +57,19 @@ Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device) {
   Plan plan;
   plan.resident = scorer.b_resident();
   plan.width = job.k > 0 ? cuda::state_width(job.k) : 0;
-  plan.hit_capacity = job.threshold ? kInitialHits : 0;
   const std::size_t budget = budget_for(job, device);
+  // Room for threshold hits starts at a 64th of the budget and grows when a tile needs more.
+  plan.hit_capacity =
+      job.threshold ? std::clamp<std::size_t>(budget / 64 / sizeof(ScoredPair), 1024, kMaxInitialHits) : 0;
   const std::size_t fixed = job.rows_a * static_cast<std::size_t>(plan.width) * 8 +
-                            plan.hit_capacity * sizeof(ScoredPair) + kScratchSlack;
+                            plan.hit_capacity * sizeof(ScoredPair);
   const bool transposes = job.symmetric && job.k > 0;
   const auto need = [&](std::size_t ta, std::size_t tb) {
     std::size_t bytes = ta * scorer.bytes_per_row_a() + ta * tb * sizeof(float) * (transposes ? 2 : 1);
     if (!plan.resident) bytes += 2 * tb * scorer.bytes_per_row_b();
+    // Partial lists of long rows cut into segments (cuda::select_rows).
+    bytes += std::max(cuda::select_scratch_entries(ta, tb, plan.width),
+                      transposes ? cuda::select_scratch_entries(tb, ta, plan.width) : 0) * 8;
     return bytes;
   };
   const std::size_t minimum = fixed + need(1, 1);
@@ -104,15 +110,18 @@ struct Engine::Impl {
   cuda::Event b_ready[2], b_free[2];
   cuda::Event start{cudaEventDefault}, stop{cudaEventDefault};
   cuda::DeviceBuffer<std::byte> a_slot, b_slots[2];
-  cuda::DeviceBuffer<float> tile, transposed, state_scores;
-  cuda::DeviceBuffer<std::uint32_t> state_indices;
+  cuda::DeviceBuffer<float> tile, transposed;
+  // Running top-k of every row: the scores, then the indices, in one allocation so the
+  // result comes back in one copy.
+  cuda::DeviceBuffer<std::uint32_t> state;
   cuda::SelectScratch scratch;
   cuda::DeviceBuffer<ScoredPair> hits;
   cuda::DeviceBuffer<unsigned long long> hit_count{1};
   cuda::PinnedBuffer<unsigned long long> host_count{1};
-  std::vector<float> host_scores;
-  std::vector<std::uint32_t> host_indices;
+  cuda::PinnedBuffer<std::uint32_t> host_state;
   double last_ms = 0;
+  bool print_stats = std::getenv("SIMKIT_ENGINE_STATS") != nullptr;
+  const float* l2_tile = nullptr;  // the tile the stream's L2 window covers
 
   explicit Impl(int d) : device(d) {}
   PairwiseResult run(const PairwiseJob& job, BlockScorer& scorer);
@@ -170,17 +179,23 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
   if (!plan.resident)
     for (int i = 0; i < 2; ++i) b_ptrs[i] = ensure(b_slots[i], tb * scorer.bytes_per_row_b());
   float* tile_ptr = ensure(tile, ta * tb);
+  // Scores go from the scorer to the selection through L2, not device memory.
+  if (tile_ptr != l2_tile) {
+    cuda::keep_in_l2(tile_ptr, tile.size() * sizeof(float), cs);
+    l2_tile = tile_ptr;
+  }
   float* transposed_ptr = job.symmetric && job.k > 0 ? ensure(transposed, ta * tb) : nullptr;
   const std::size_t state_size = job.rows_a * static_cast<std::size_t>(plan.width);
-  const cuda::TopKState state{plan.width > 0 ? ensure(state_scores, state_size) : nullptr,
-                              plan.width > 0 ? ensure(state_indices, state_size) : nullptr,
-                              job.rows_a, plan.width};
+  std::uint32_t* state_ptr = plan.width > 0 ? ensure(this->state, 2 * state_size) : nullptr;
+  const cuda::TopKState state{reinterpret_cast<float*>(state_ptr), state_ptr + state_size, job.rows_a,
+                              plan.width};
   std::size_t hit_capacity = 0;
   if (job.threshold) {
     ensure(hits, plan.hit_capacity);
     hit_capacity = hits.size();
   }
 
+  const auto host_start = std::chrono::steady_clock::now();
   start.record(cs);
   if (plan.width > 0) cuda::fill_empty(state, cs);
   if (job.threshold)
@@ -256,21 +271,23 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
   }
 
   if (plan.width > 0) {
-    host_scores.resize(state_size);
-    host_indices.resize(state_size);
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_scores.data(), state.scores, state_size * sizeof(float),
+    if (host_state.size() < 2 * state_size) host_state = cuda::PinnedBuffer<std::uint32_t>(2 * state_size);
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_state.get(), state_ptr, 2 * state_size * sizeof(std::uint32_t),
                                       cudaMemcpyDeviceToHost, cs));
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_indices.data(), state.indices,
-                                      state_size * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, cs));
   }
   stop.record(cs);
+  const auto enqueued = std::chrono::steady_clock::now();
   compute.sync();
   copy.sync();
   last_ms = cuda::elapsed_ms(start, stop);
+  if (print_stats)
+    std::fprintf(stderr, "engine: %zu blocks of %zu x %zu%s, host enqueue %.3f ms, device %.3f ms\n",
+                 blocks.size(), ta, tb, plan.resident ? " (B resident)" : "",
+                 std::chrono::duration<double, std::milli>(enqueued - host_start).count(), last_ms);
   for (std::size_t r = 0; r < job.rows_a && plan.width > 0; ++r) {
-    std::memcpy(result.topk.scores.data() + r * job.k, host_scores.data() + r * plan.width,
+    std::memcpy(result.topk.scores.data() + r * job.k, host_state.get() + r * plan.width,
                 job.k * sizeof(float));
-    std::memcpy(result.topk.indices.data() + r * job.k, host_indices.data() + r * plan.width,
+    std::memcpy(result.topk.indices.data() + r * job.k, host_state.get() + state_size + r * plan.width,
                 job.k * sizeof(std::uint32_t));
   }
   detail::sort_pairs(result.pairs);

@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include <algorithm>
+
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/gpu_info.hpp"
@@ -42,6 +44,28 @@ float elapsed_ms(const Event& start, const Event& stop) {
   SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
   SIMKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   return ms;
+}
+
+void keep_in_l2(void* ptr, std::size_t bytes, cudaStream_t stream) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess || prop.persistingL2CacheMaxSize <= 0) return;
+  const std::size_t limit = std::min<std::size_t>(bytes, static_cast<std::size_t>(prop.persistingL2CacheMaxSize));
+  std::size_t current = 0;
+  cudaDeviceGetLimit(&current, cudaLimitPersistingL2CacheSize);
+  if (current < limit && cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, limit) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  cudaStreamAttrValue attr{};
+  attr.accessPolicyWindow.base_ptr = ptr;
+  attr.accessPolicyWindow.num_bytes = std::min<std::size_t>(bytes, static_cast<std::size_t>(prop.accessPolicyMaxWindowSize));
+  attr.accessPolicyWindow.hitRatio =
+      std::min(1.0f, static_cast<float>(std::max(current, limit)) / static_cast<float>(attr.accessPolicyWindow.num_bytes));
+  attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  if (cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr) != cudaSuccess) cudaGetLastError();
 }
 
 DeviceGuard::DeviceGuard(int device) {

@@ -3,11 +3,11 @@
 // Order: higher score first, equal scores by lower index (as simkit::ranks_before), so
 // the kept set never depends on how rows are cut into segments or threads.
 //
-// k <= 32: each lane keeps a sorted list in registers, fed only by entries that beat
-// both its own last entry and the row's running k-th best; warps then merge by repeated
-// arg-max over the lanes' heads. k > 32: a shared-memory candidate buffer, compacted by
-// a bitonic sort whenever it fills. Long rows are cut into segments whose partial lists
-// a second pass merges with the running state.
+// A block gathers the entries of a row segment that can still enter the top k into a
+// shared-memory buffer, filtered by the row's running k-th best and by a block threshold
+// found cheaply from the threads' best entries; the few survivors are sorted at the end.
+// Long rows are cut into segments whose partial lists a second pass merges with the
+// running state.
 #include <algorithm>
 #include <cstdint>
 
@@ -58,142 +58,6 @@ struct ListRows {
   }
 };
 
-template <int K>
-struct LaneList {
-  float s[K];
-  std::uint32_t i[K];
-
-  __device__ void clear() {
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      s[j] = empty_score();
-      i[j] = kNone;
-    }
-  }
-  // Inserts (v, id) if it ranks before the last entry; keeps the list sorted.
-  __device__ void offer(float v, std::uint32_t id) {
-    if (!before(v, id, s[K - 1], i[K - 1])) return;
-    s[K - 1] = v;
-    i[K - 1] = id;
-#pragma unroll
-    for (int j = K - 1; j > 0; --j) {
-      const bool swap = before(s[j], i[j], s[j - 1], i[j - 1]);
-      const float ts = s[j];
-      const std::uint32_t ti = i[j];
-      s[j] = swap ? s[j - 1] : s[j];
-      i[j] = swap ? i[j - 1] : i[j];
-      s[j - 1] = swap ? ts : s[j - 1];
-      i[j - 1] = swap ? ti : i[j - 1];
-    }
-  }
-  __device__ void pop_front() {
-#pragma unroll
-    for (int j = 0; j + 1 < K; ++j) {
-      s[j] = s[j + 1];
-      i[j] = i[j + 1];
-    }
-    s[K - 1] = empty_score();
-    i[K - 1] = kNone;
-  }
-};
-
-// Writes the warp's K best (over all lanes' lists) to out_s/out_i, best first.
-// All 32 lanes must call it; the lists are consumed.
-template <int K>
-__device__ void warp_merge(LaneList<K>& list, float* out_s, std::uint32_t* out_i) {
-  const int lane = threadIdx.x & 31;
-  for (int r = 0; r < K; ++r) {
-    float bs = list.s[0];
-    std::uint32_t bi = list.i[0];
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      const float os = __shfl_xor_sync(kFullMask, bs, offset);
-      const std::uint32_t oi = __shfl_xor_sync(kFullMask, bi, offset);
-      if (before(os, oi, bs, bi)) {
-        bs = os;
-        bi = oi;
-      }
-    }
-    if (lane == 0) {
-      out_s[r] = bs;
-      out_i[r] = bi;
-    }
-    if (bi == kNone) {
-      // Only empty slots remain.
-      for (int e = r + 1 + lane; e < K; e += 32) {
-        out_s[e] = empty_score();
-        out_i[e] = kNone;
-      }
-      break;
-    }
-    if (list.i[0] == bi) list.pop_front();
-  }
-  __syncwarp();
-}
-
-// One block per (row, segment). Rows of the state are row0 + r.
-template <int K, typename Rows>
-__global__ void __launch_bounds__(kThreads)
-    select_warp_lists(Rows rows, std::size_t n, int segments, std::size_t seg_len,
-                      std::size_t row0, float* state_s, std::uint32_t* state_i, float* part_s,
-                      std::uint32_t* part_i) {
-  __shared__ float warp_s[kWarps * K];
-  __shared__ std::uint32_t warp_i[kWarps * K];
-  __shared__ float final_s[K];
-  __shared__ std::uint32_t final_i[K];
-
-  const std::size_t r = blockIdx.x / segments;
-  const int seg = static_cast<int>(blockIdx.x % segments);
-  const std::size_t row = row0 + r;
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x & 31;
-  const float bar_s = state_s[row * K + K - 1];
-  const std::uint32_t bar_i = state_i[row * K + K - 1];
-
-  const std::size_t c_begin = static_cast<std::size_t>(seg) * seg_len;
-  const std::size_t c_end = c_begin + seg_len < n ? c_begin + seg_len : n;
-
-  LaneList<K> list;
-  list.clear();
-  constexpr int kUnroll = 4;
-  std::size_t c = c_begin + threadIdx.x;
-  for (; c + (kUnroll - 1) * kThreads < c_end; c += kUnroll * kThreads) {
-    float v[kUnroll];
-    std::uint32_t id[kUnroll];
-    bool keep[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) keep[u] = rows.fetch(r, c + u * kThreads, v[u], id[u]);
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (keep[u] && before(v[u], id[u], bar_s, bar_i)) list.offer(v[u], id[u]);
-  }
-  for (; c < c_end; c += kThreads) {
-    float v;
-    std::uint32_t id;
-    if (rows.fetch(r, c, v, id) && before(v, id, bar_s, bar_i)) list.offer(v, id);
-  }
-
-  warp_merge<K>(list, warp_s + warp * K, warp_i + warp * K);
-  __syncthreads();
-  if (warp != 0) return;
-
-  list.clear();
-  for (int e = lane; e < kWarps * K; e += 32) list.offer(warp_s[e], warp_i[e]);
-  if (segments == 1)
-    for (int e = lane; e < K; e += 32) list.offer(state_s[row * K + e], state_i[row * K + e]);
-  warp_merge<K>(list, final_s, final_i);
-  for (int e = lane; e < K; e += 32) {
-    if (segments == 1) {
-      state_s[row * K + e] = final_s[e];
-      state_i[row * K + e] = final_i[e];
-    } else {
-      const std::size_t at = (r * segments + seg) * K + e;
-      part_s[at] = final_s[e];
-      part_i[at] = final_i[e];
-    }
-  }
-}
-
 constexpr int next_pow2(int n) {
   int p = 1;
   while (p < n) p *= 2;
@@ -223,45 +87,62 @@ __device__ void bitonic_sort(float* s, std::uint32_t* idx, int n) {
   }
 }
 
-// k > 32: candidates that beat the bar gather in shared memory; when the buffer could
-// overflow in the next round it is sorted and cut back to K, raising the bar.
+// Each thread reads this many entries of a segment per round, all loads in flight at once.
+constexpr int kPerThread = 16;
+constexpr std::size_t kRound = static_cast<std::size_t>(kThreads) * kPerThread;
+
+// One block per (row, segment); rows of the state are row0 + r.
+//
+// Entries that rank before the bar (the row's running K-th best) and at or before the
+// block threshold gather in a shared buffer. The threshold starts at the bar; in the
+// first round with candidates each warp finds its ceil(K/8)-th best thread-best, and
+// the worst of those eight leaves at least K entries at or before it, so nothing after
+// it can be in the block's top K. A buffer about to overflow is sorted and cut to K
+// (raising the threshold) and the round's entries, still in registers, are offered
+// again. A block with no candidate exits at once; the sort at the end is over the few
+// entries that remain.
 template <int K, typename Rows>
-__global__ void __launch_bounds__(kThreads)
-    select_block_buffer(Rows rows, std::size_t n, int segments, std::size_t seg_len,
-                        std::size_t row0, float* state_s, std::uint32_t* state_i, float* part_s,
-                        std::uint32_t* part_i) {
-  constexpr int kCap = next_pow2(4 * K > K + 2 * kThreads ? 4 * K : K + 2 * kThreads);
-  static_assert(kCap >= K + 2 * kThreads, "buffer must hold K plus one round");
+__global__ void __launch_bounds__(kThreads, 4)
+    select_block(Rows rows, std::size_t n, int segments, std::size_t seg_len, std::size_t row0,
+                 float* state_s, std::uint32_t* state_i, float* part_s, std::uint32_t* part_i) {
+  constexpr int kCap = next_pow2(2 * K > 1024 ? 2 * K : 1024);
+  constexpr int kQuantile = (K + kWarps - 1) / kWarps;  // per-warp rank of the threshold
   __shared__ float buf_s[kCap];
   __shared__ std::uint32_t buf_i[kCap];
+  __shared__ float warp_s[kWarps];
+  __shared__ std::uint32_t warp_i[kWarps];
   __shared__ int count;
-  __shared__ float bar_s;
-  __shared__ std::uint32_t bar_i;
+  __shared__ int overflow;
 
   const std::size_t r = blockIdx.x / segments;
   const int seg = static_cast<int>(blockIdx.x % segments);
   const std::size_t row = row0 + r;
-  const std::size_t c_begin = static_cast<std::size_t>(seg) * seg_len;
-  const std::size_t c_end = c_begin + seg_len < n ? c_begin + seg_len : n;
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x / 32;
+  const float bar_s = state_s[row * K + K - 1];
+  const std::uint32_t bar_i = state_i[row * K + K - 1];
+  float th_s = bar_s;  // entries must rank before the bar and at or before (th_s, th_i)
+  std::uint32_t th_i = bar_i;
+  bool have_threshold = false;
+  bool changed = false;  // block-uniform: candidates were added
 
+  const int base_count = segments == 1 ? K : 0;  // the state joins when it is replaced
   if (threadIdx.x == 0) {
-    count = 0;
-    bar_s = state_s[row * K + K - 1];
-    bar_i = state_i[row * K + K - 1];
+    count = base_count;
+    overflow = 0;
   }
-  __syncthreads();
-  if (segments == 1) {
-    // The running state joins as candidates so the result replaces it.
-    for (int e = threadIdx.x; e < K; e += blockDim.x) {
+  if (segments == 1)
+    for (int e = threadIdx.x; e < K; e += kThreads) {
       buf_s[e] = state_s[row * K + e];
       buf_i[e] = state_i[row * K + e];
     }
-    if (threadIdx.x == 0) count = K;
-    __syncthreads();
-  }
+  __syncthreads();
 
-  auto compact = [&]() {
-    for (int e = count + threadIdx.x; e < kCap; e += blockDim.x) {
+  const std::size_t c_begin = static_cast<std::size_t>(seg) * seg_len;
+  const std::size_t c_end = c_begin + seg_len < n ? c_begin + seg_len : n;
+  const auto compact = [&]() {
+    const int used = count < kCap ? count : kCap;
+    for (int e = used + threadIdx.x; e < kCap; e += kThreads) {
       buf_s[e] = empty_score();
       buf_i[e] = kNone;
     }
@@ -269,26 +150,120 @@ __global__ void __launch_bounds__(kThreads)
     bitonic_sort(buf_s, buf_i, kCap);
     if (threadIdx.x == 0) {
       count = K;
-      bar_s = buf_s[K - 1];
-      bar_i = buf_i[K - 1];
+      overflow = 0;
     }
+    th_s = buf_s[K - 1];
+    th_i = buf_i[K - 1];
+    have_threshold = true;
     __syncthreads();
   };
 
-  for (std::size_t base = c_begin; base < c_end; base += kThreads) {
-    const std::size_t c = base + threadIdx.x;
-    float v;
-    std::uint32_t id;
-    if (c < c_end && rows.fetch(r, c, v, id) && before(v, id, bar_s, bar_i)) {
-      const int at = atomicAdd(&count, 1);
-      buf_s[at] = v;
-      buf_i[at] = id;
+  for (std::size_t base = c_begin; base < c_end; base += kRound) {
+    float v[kPerThread];
+    std::uint32_t id[kPerThread];
+    bool keep[kPerThread];
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+      const std::size_t c = base + static_cast<std::size_t>(j) * kThreads + threadIdx.x;
+      keep[j] = c < c_end && rows.fetch(r, c, v[j], id[j]) && before(v[j], id[j], bar_s, bar_i);
     }
-    __syncthreads();
-    if (count > kCap - kThreads) compact();
+    float best_s = empty_score();
+    std::uint32_t best_i = kNone;
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j)
+      if (keep[j] && before(v[j], id[j], best_s, best_i)) {
+        best_s = v[j];
+        best_i = id[j];
+      }
+    if (!__syncthreads_or(best_i != kNone)) continue;  // nothing here beats the bar
+    changed = true;
+
+    if (!have_threshold) {
+      // The warp's kQuantile-th best thread-best, by repeated arg-max over the lanes.
+      float ws = best_s;
+      std::uint32_t wi = best_i;
+      float qs = empty_score();
+      std::uint32_t qi = kNone;
+      for (int round = 0; round < kQuantile && round < 32; ++round) {
+        float ms = ws;
+        std::uint32_t mi = wi;
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1) {
+          const float os = __shfl_xor_sync(kFullMask, ms, offset);
+          const std::uint32_t oi = __shfl_xor_sync(kFullMask, mi, offset);
+          if (before(os, oi, ms, mi)) {
+            ms = os;
+            mi = oi;
+          }
+        }
+        qs = ms;
+        qi = mi;
+        if (wi == mi) {
+          ws = empty_score();
+          wi = kNone;
+        }
+      }
+      if (lane == 0) {
+        warp_s[warp] = kQuantile <= 32 ? qs : empty_score();
+        warp_i[warp] = kQuantile <= 32 ? qi : kNone;
+      }
+      __syncthreads();
+      // The worst of the warps' quantiles; an empty one means fewer than K candidates.
+      float ts = warp_s[0];
+      std::uint32_t ti = warp_i[0];
+      for (int w = 1; w < kWarps; ++w)
+        if (before(ts, ti, warp_s[w], warp_i[w])) {
+          ts = warp_s[w];
+          ti = warp_i[w];
+        }
+      if (ti != kNone) {
+        th_s = ts;
+        th_i = ti;
+        have_threshold = true;
+      }
+    }
+
+    // Offer the round; on overflow keep the best K so far and offer what did not fit.
+    bool added[kPerThread];
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) added[j] = false;
+    for (;;) {
+#pragma unroll
+      for (int j = 0; j < kPerThread; ++j) {
+        if (!keep[j] || added[j] || before(th_s, th_i, v[j], id[j])) continue;
+        const int at = atomicAdd(&count, 1);
+        if (at < kCap) {
+          buf_s[at] = v[j];
+          buf_i[at] = id[j];
+          added[j] = true;
+        } else {
+          overflow = 1;
+        }
+      }
+      __syncthreads();
+      if (!overflow) break;
+      compact();
+    }
   }
-  compact();
-  for (int e = threadIdx.x; e < K; e += blockDim.x) {
+
+  if (segments == 1 && !changed) return;  // nothing beat the bar: the state stays
+  if (!changed) {
+    for (int e = threadIdx.x; e < K; e += kThreads) {
+      part_s[(r * segments + seg) * K + e] = empty_score();
+      part_i[(r * segments + seg) * K + e] = kNone;
+    }
+    return;
+  }
+  // The remaining entries, sorted: few unless ties or a hard row made the buffer fill.
+  const int used = count < kCap ? count : kCap;
+  const int size = next_pow2(used > K ? used : K);
+  for (int e = used + threadIdx.x; e < size; e += kThreads) {
+    buf_s[e] = empty_score();
+    buf_i[e] = kNone;
+  }
+  __syncthreads();
+  bitonic_sort(buf_s, buf_i, size);
+  for (int e = threadIdx.x; e < K; e += kThreads) {
     if (segments == 1) {
       state_s[row * K + e] = buf_s[e];
       state_i[row * K + e] = buf_i[e];
@@ -306,12 +281,8 @@ void launch_select(Rows rows, std::size_t n_rows, std::size_t n, int segments,
                    std::uint32_t* part_i, cudaStream_t stream) {
   const std::size_t blocks = n_rows * static_cast<std::size_t>(segments);
   if (blocks == 0) return;
-  if constexpr (K <= 32)
-    select_warp_lists<K, Rows><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        rows, n, segments, seg_len, row0, state.scores, state.indices, part_s, part_i);
-  else
-    select_block_buffer<K, Rows><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        rows, n, segments, seg_len, row0, state.scores, state.indices, part_s, part_i);
+  select_block<K, Rows><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      rows, n, segments, seg_len, row0, state.scores, state.indices, part_s, part_i);
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
 
@@ -424,18 +395,21 @@ void fill_empty(TopKState state, cudaStream_t stream) {
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
 
+std::size_t select_scratch_entries(std::size_t rows, std::size_t cols, int width) {
+  if (width == 0 || rows == 0) return 0;
+  const std::size_t wave = 4 * static_cast<std::size_t>(sm_count());
+  const std::size_t segments = std::max<std::size_t>(1, std::min((cols + kRound - 1) / kRound, wave / rows));
+  return segments > 1 ? rows * segments * static_cast<std::size_t>(width) : 0;
+}
+
 void select_rows(const float* tile, std::size_t ld, std::size_t rows, std::size_t cols,
                  std::size_t row0, std::size_t col0, detail::BlockMask mask, TopKState state,
                  SelectScratch& scratch, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
-  // Enough blocks to fill the GPU a few times over, each with at least kMinSegment columns.
-  constexpr std::size_t kMinSegment = 2048;
-  const std::size_t target_blocks = 4 * static_cast<std::size_t>(sm_count());
-  std::size_t segments = std::max<std::size_t>(1, (target_blocks + rows - 1) / rows);
-  segments = std::min(segments, std::max<std::size_t>(1, cols / kMinSegment));
-  const std::size_t seg_len = (cols + segments - 1) / segments;
-  segments = (cols + seg_len - 1) / seg_len;
-
+  // Long rows spread over as many blocks as run at once (one wave), then one merge.
+  const std::size_t wave = 4 * static_cast<std::size_t>(sm_count());
+  const std::size_t segments =
+      std::max<std::size_t>(1, std::min((cols + kRound - 1) / kRound, wave / rows));
   const DenseRows dense{tile, ld, row0, col0, mask};
   if (segments == 1) {
     dispatch_select(state.width, dense, rows, cols, 1, cols, row0, state, nullptr, nullptr, stream);
@@ -446,6 +420,7 @@ void select_rows(const float* tile, std::size_t ld, std::size_t rows, std::size_
     scratch.scores = DeviceBuffer<float>(rows * per_row);
     scratch.indices = DeviceBuffer<std::uint32_t>(rows * per_row);
   }
+  const std::size_t seg_len = (cols + segments - 1) / segments;
   dispatch_select(state.width, dense, rows, cols, static_cast<int>(segments), seg_len, row0, state,
                   scratch.scores.get(), scratch.indices.get(), stream);
   const ListRows partial{scratch.scores.get(), scratch.indices.get(), per_row};

@@ -36,6 +36,9 @@ struct SelectScratch {
   DeviceBuffer<std::uint32_t> indices;
 };
 
+// Scratch entries select_rows needs for a rows x cols tile at `width`.
+std::size_t select_scratch_entries(std::size_t rows, std::size_t cols, int width);
+
 // Merges the masked entries of a dense tile (rows x cols, row stride ld, device memory)
 // into rows [row0, row0 + rows) of `state`; column c carries index col0 + c.
 void select_rows(const float* tile, std::size_t ld, std::size_t rows, std::size_t cols,

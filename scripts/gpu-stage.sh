@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds simkit here with CUDA for the GPU machine (sm_90 unless CUDA_ARCHS says else)
+# and stages every test and benchmark program, plus the non-CUDA shared libraries they
+# need, into .gpu/ (git-ignored; carry it to the device, where scripts/gpu-run.sh runs).
+# The CUDA runtime is linked statically; libcuda and cuBLAS come from the GPU machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+archs=${CUDA_ARCHS:-90}
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
+cmake --build build-gpu
+rm -rf .gpu
+mkdir -p .gpu/bin .gpu/lib
+cp build-gpu/simkit build-gpu/tests/simkit_*_tests build-gpu/bench/simkit_bench_* .gpu/bin/
+strip --strip-unneeded .gpu/bin/*
+# Libraries the machine lacks: everything but the C/C++ runtime and CUDA's own.
+skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart)'
+for bin in .gpu/bin/*; do
+  ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  if ! [[ "$name" =~ $skip ]]; then cp -L "$path" ".gpu/lib/$name"; fi
+done
+strip --strip-unneeded .gpu/lib/* 2>/dev/null || true
+# Compressed, the stage is well under the 64 MiB a device call may carry.
+tar -C .gpu -cJf .gpu/stage.tar.xz bin lib
+rm -rf .gpu/bin .gpu/lib
+du -sh .gpu/stage.tar.xz

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what simkit needs from Debian 12's packages (as root, or through sudo).
+#   setup.sh           build, tests and the demo
+#   setup.sh --bench   also the CPU peers for benchmarks (FAISS, numpy, OpenMP OpenBLAS)
+#   setup.sh --samples also what scripts/make-sample-vectors.sh needs (fastText, texts)
+# Installs only what is missing, so a second run costs nothing.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ pkg-config python3
+  libcli11-dev libfmt-dev nlohmann-json3-dev libxxhash-dev libtbb-dev libopenblas-dev libeigen3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev)
+for arg in "$@"; do
+  case "$arg" in
+    --bench) packages+=(python3-numpy python3-faiss libopenblas0-openmp hyperfine) ;;
+    --samples) packages+=(fasttext bible-kjv wordnet-base) ;;
+    *) echo "setup.sh: unknown option $arg (use --bench or --samples)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "setup: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
