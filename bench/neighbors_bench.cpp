@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ceilings.hpp"
+#include "core/blas_kernel.hpp"
 #include "simkit/device.hpp"
 #include "simkit/neighbors.hpp"
 #include "simkit/threads.hpp"
@@ -65,6 +66,7 @@ double now_ms() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  restart_with_better_blas(argv);  // as the simkit program does
   CLI::App app{"cosine top-k benchmark over synthetic unit vectors"};
   std::string device_name = "auto", precisions = "fp32,tf32,fp16,bf16", json_path;
   std::size_t rows = 2'196'016, dim = 300, k = 10, batch = 1024, single_reps = 50, batch_reps = 10, check = 8;

@@ -21,8 +21,9 @@ namespace {
 
 constexpr std::size_t kDefaultCpuBudget = std::size_t{256} << 20;
 // Tiles small enough to stay in a core's cache and many enough to keep all cores busy.
-constexpr std::size_t kCpuTileElements = std::size_t{1} << 17;
-constexpr std::size_t kCpuPreferredA = 256;
+constexpr std::size_t kCpuTileElements = std::size_t{1} << 19;
+constexpr std::size_t kCpuPreferredA = 512;
+constexpr std::size_t kBlocksPerThread = 8;  // enough pieces to balance the threads
 
 struct ThreadState {
   TopKLists topk;
@@ -46,9 +47,14 @@ void merge_masked(const float* tile, std::size_t rows, std::size_t cols, std::si
     std::uint32_t* kept_indices = into.indices.data() + row * k;
     const float last_score = kept_scores[k - 1];
     const std::uint32_t last_index = kept_indices[k - 1];
+    const float* line = tile + r * ld;
+    // Usually nothing in the block reaches the row's k-th best: one vectorised pass says so.
+    float best = kEmptyScore;
+#pragma omp simd reduction(max : best)
+    for (std::size_t c = 0; c < cols; ++c) best = line[c] > best ? line[c] : best;
+    if (best < last_score) continue;
     state.candidate_scores.clear();
     state.candidate_indices.clear();
-    const float* line = tile + r * ld;
     for (std::size_t c = 0; c < cols; ++c) {
       const std::size_t col = col0 + c;
       const auto index = static_cast<std::uint32_t>(col);
@@ -94,7 +100,12 @@ PairwiseResult pairwise_cpu(const PairwiseJob& job, const BlockScoreFn& score) {
   // Each thread holds a tile and, in symmetric mode, its transpose.
   const std::size_t tile_floats = std::clamp<std::size_t>(
       budget / (threads * sizeof(float) * (job.symmetric ? 2 : 1)), 1, kCpuTileElements);
-  const detail::BlockSizes sizes = detail::block_sizes(job, tile_floats, kCpuPreferredA);
+  detail::BlockSizes sizes = detail::block_sizes(job, tile_floats, kCpuPreferredA);
+  if (!job.symmetric) {
+    const std::size_t a_blocks = (job.rows_a + sizes.a - 1) / sizes.a;
+    const std::size_t wanted_b = (kBlocksPerThread * threads + a_blocks - 1) / a_blocks;
+    sizes.b = std::clamp<std::size_t>((job.rows_b + wanted_b - 1) / wanted_b, 1, sizes.b);
+  }
   const auto blocks = detail::block_pairs(job, sizes);
   result.blocks = blocks.size();
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "core/blas_kernel.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 
@@ -19,6 +20,9 @@ int fail(int code, const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace simkit;
+  // Restart once with the faster OpenBLAS kernels where its own detection falls short
+  // (see core/blas_kernel.hpp); OPENBLAS_CORETYPE set by the user always wins.
+  restart_with_better_blas(argv);
   install_interrupt_cleanup();
   CLI::App app{"simkit: finds what is alike, fast: nearest word vectors and analogies on the CPU "
                "or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
