@@ -17,6 +17,8 @@ class MappedFile {
   MappedFile() = default;
   // Throws InputError naming the path when it cannot be opened or read.
   static MappedFile open(const std::string& path);
+  // A copy of bytes already in memory, named `name` in messages.
+  static MappedFile from_bytes(std::string name, std::string_view bytes);
 
   const std::string& path() const noexcept { return path_; }
   const char* data() const noexcept { return data_; }

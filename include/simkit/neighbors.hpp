@@ -57,6 +57,11 @@ struct LoadOptions {
 // Reads a model; refuses malformed input with InputError naming file, position, reason.
 Model load_model(const std::string& path, const LoadOptions& options = {});
 
+// Reads a model from bytes in memory; `name` stands for the file in messages, and an
+// .npy matrix takes its word list (one word a line) from `words`.
+Model load_model_from_memory(std::string_view bytes, const std::string& name, Format format = Format::Auto,
+                             std::string_view words = {});
+
 // Detects the format of a file from its first bytes (never Auto; throws InputError for
 // empty or unrecognisable files).
 Format detect_format(std::string_view head, const std::string& path);

@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -95,6 +96,16 @@ MappedFile MappedFile::open(const std::string& path) {
   return file;
 }
 
+MappedFile MappedFile::from_bytes(std::string name, std::string_view bytes) {
+  MappedFile file;
+  file.path_ = std::move(name);
+  file.storage_ = std::make_shared<Storage>();
+  file.storage_->buffer.assign(bytes.begin(), bytes.end());
+  file.data_ = file.storage_->buffer.data();
+  file.size_ = file.storage_->buffer.size();
+  return file;
+}
+
 void MappedFile::advise_sequential() const noexcept {
   if (storage_ && storage_->map != nullptr)
     ::madvise(storage_->map, storage_->map_size, MADV_SEQUENTIAL | MADV_WILLNEED);
@@ -170,7 +181,10 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
     throw UsageError(fmt::format("output path {} names a directory, expected a file", quote(path_)));
 
   // An unnamed file leaves nothing behind whatever happens to the process.
-  fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  // (SIMKIT_NO_TMPFILE=1 takes the named fallback, so tests can exercise it.)
+  static const bool named_only = std::getenv("SIMKIT_NO_TMPFILE") != nullptr;
+  fd_ = named_only ? -1 : ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (named_only) errno = EOPNOTSUPP;
   if (fd_ < 0) {
     if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == EROFS)
       throw InputError(Location{.file = path_},

@@ -165,7 +165,7 @@ NpyHeader read_npy_header(std::string_view bytes, const std::string& path) {
   return header;
 }
 
-Model read_npy(const MappedFile& file, const std::string& words_path, Progress* progress) {
+Model read_npy(const MappedFile& file, const MappedFile* words, Progress* progress) {
   const std::string& path = file.path();
   const std::string_view bytes = file.text();
   const NpyHeader header = read_npy_header(bytes, path);
@@ -192,8 +192,9 @@ Model read_npy(const MappedFile& file, const std::string& words_path, Progress* 
                      fmt::format("shape ({}, {}) of {}-byte values does not match the {} bytes of "
                                  "data in the file (truncated or extra bytes)",
                                  rows, dim, item, data_bytes));
-  if (words_path.empty())
+  if (words == nullptr)
     throw UsageError(fmt::format("{}: an .npy matrix needs its word list: add --words FILE", path));
+  const std::string& words_path = words->path();
 
   auto data = std::make_shared<ModelData>();
   const char* raw = bytes.data() + header.data_offset;
@@ -222,8 +223,7 @@ Model read_npy(const MappedFile& file, const std::string& words_path, Progress* 
   if (progress) progress->advance(bytes.size());
 
   // The word list: one word a line, as many lines as rows.
-  const MappedFile words = MappedFile::open(words_path);
-  std::string_view list = words.text();
+  std::string_view list = words->text();
   if (!list.empty() && list.back() == '\n') list.remove_suffix(1);
   data->offsets.reserve(rows + 1);
   data->offsets.push_back(0);

@@ -98,7 +98,11 @@ void check_shape(std::uint64_t rows, std::uint64_t dim, const Location& where) {
     throw InputError(where, fmt::format("{} rows is more than simkit indexes ({})", rows, kMaxRows));
 }
 
-std::vector<float> row_norms(const float* vectors, std::size_t rows, std::size_t dim) {
+// A row whose length overflows float32 (values near FLT_MAX) could not be scored without
+// infinities, so it is refused like any other unreadable value.
+std::vector<float> row_norms(const Model& model, const RowLocator& locate) {
+  const float* vectors = model.vectors;
+  const std::size_t rows = model.rows, dim = model.dim;
   std::vector<float> norms(rows);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, 4096), [&](const auto& range) {
     for (std::size_t r = range.begin(); r != range.end(); ++r) {
@@ -108,6 +112,10 @@ std::vector<float> row_norms(const float* vectors, std::size_t rows, std::size_t
       norms[r] = static_cast<float>(std::sqrt(sum));
     }
   });
+  for (std::size_t r = 0; r < rows; ++r)
+    if (!std::isfinite(norms[r]))
+      throw InputError(locate(r), fmt::format("the vector of {} is too long: its norm overflows float32",
+                                              quote(model.word(r))));
   return norms;
 }
 
@@ -142,7 +150,7 @@ Model finish_model(std::shared_ptr<ModelData> data, std::size_t rows, std::size_
   model.word_offsets = data->offsets.data();
   for (std::size_t r = 0; r < rows; ++r) check_word(model.word(r), locate, r);
   data->sorted = sorted_index(model, locate);
-  data->norms = row_norms(model.vectors, rows, dim);
+  data->norms = row_norms(model, locate);
   model.sorted = data->sorted.data();
   model.norms = data->norms.data();
   model.storage = std::move(data);
@@ -174,21 +182,39 @@ Model make_model(std::vector<std::string> words, std::vector<float> vectors, std
                               [&](std::size_t row) { return Location{.file = fmt::format("{} row {}", source, row + 1)}; });
 }
 
-Model load_model(const std::string& path, const LoadOptions& options) {
-  const MappedFile file = MappedFile::open(path);
-  file.advise_sequential();
-  const Format format =
-      options.format == Format::Auto ? detect_format(file.text().substr(0, 1 << 16), path) : options.format;
+namespace {
+
+Model read_any(const MappedFile& file, Format format, const MappedFile* words, Progress* progress) {
+  const std::string& path = file.path();
+  if (format == Format::Auto) format = detect_format(file.text().substr(0, 1 << 16), path);
   if (file.size() == 0) throw InputError(Location{.file = path}, "empty file, expected word vectors");
   switch (format) {
     case Format::Glove:
-    case Format::Word2VecText: return detail::read_text(file, format, options.progress);
-    case Format::Word2VecBinary: return detail::read_word2vec_binary(file, options.progress);
-    case Format::Npy: return detail::read_npy(file, options.words_path, options.progress);
-    case Format::Skv: return detail::read_skv(file, options.progress);
+    case Format::Word2VecText: return detail::read_text(file, format, progress);
+    case Format::Word2VecBinary: return detail::read_word2vec_binary(file, progress);
+    case Format::Npy: return detail::read_npy(file, words, progress);
+    case Format::Skv: return detail::read_skv(file, progress);
     case Format::Auto: break;
   }
   throw UsageError("internal: no format");
+}
+
+}  // namespace
+
+Model load_model(const std::string& path, const LoadOptions& options) {
+  const MappedFile file = MappedFile::open(path);
+  file.advise_sequential();
+  std::optional<MappedFile> words;
+  if (!options.words_path.empty()) words = MappedFile::open(options.words_path);
+  return read_any(file, options.format, words ? &*words : nullptr, options.progress);
+}
+
+Model load_model_from_memory(std::string_view bytes, const std::string& name, Format format,
+                             std::string_view words) {
+  const MappedFile file = MappedFile::from_bytes(name, bytes);
+  std::optional<MappedFile> word_list;
+  if (!words.empty()) word_list = MappedFile::from_bytes(name + " words", words);
+  return read_any(file, format, word_list ? &*word_list : nullptr, nullptr);
 }
 
 void save_model(const Model& model, const std::string& path, Format format, Progress* progress) {

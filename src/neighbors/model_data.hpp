@@ -39,8 +39,9 @@ void check_word(std::string_view word, const RowLocator& locate, std::size_t row
 // equal words.
 std::vector<std::uint32_t> sorted_index(const Model& model, const RowLocator& locate);
 
-// Norms of all rows (float32 of a float64 sum), computed in parallel.
-std::vector<float> row_norms(const float* vectors, std::size_t rows, std::size_t dim);
+// Norms of all rows (float32 of a float64 sum), computed in parallel; throws InputError at
+// a row whose norm overflows float32.
+std::vector<float> row_norms(const Model& model, const RowLocator& locate);
 
 // Refuses shapes that cannot be real: zero or absurd sizes.
 void check_shape(std::uint64_t rows, std::uint64_t dim, const Location& where);
@@ -59,7 +60,8 @@ std::size_t split_fields(std::string_view line, std::vector<std::string_view>& f
 // Readers of each format (file already opened). All throw InputError with positions.
 Model read_text(const MappedFile& file, Format format, Progress* progress);
 Model read_word2vec_binary(const MappedFile& file, Progress* progress);
-Model read_npy(const MappedFile& file, const std::string& words_path, Progress* progress);
+// `words` is the word list; nullptr when none was given.
+Model read_npy(const MappedFile& file, const MappedFile* words, Progress* progress);
 Model read_skv(const MappedFile& file, Progress* progress);
 
 void write_text(const Model& model, OutputFile& out, Format format, Progress* progress);

@@ -68,6 +68,7 @@ def main(binary):
     case("glove", "nan.txt", "a 1 nan\n", [":1:5", "NaN or infinite"])
     case("glove", "infinite.txt", "a 1 2\nb -inf 2\n", [":2:3", "NaN or infinite"])
     case("glove", "overflow.txt", "a 1 1e39\n", [":1:5", "out of the float32 range"])
+    case("glove", "norm_overflow.txt", "a 1 2\nb 3e38 3e38\n", [":2", "norm overflows float32"])
     case("glove", "duplicate.txt", "the 1 2\nof 3 4\nthe 5 6\n", [":3", "duplicate word 'the' (first at line 1)"])
     case("glove", "blank_line.txt", "a 1\n\nb 2\n", [":2", "empty line"])
     case("glove", "not_utf8.txt", "a 1\ncaf\xe9 2\n", [":2", "not valid UTF-8"])

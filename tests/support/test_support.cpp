@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +99,47 @@ RunResult run_simkit(const std::vector<std::string>& args, const std::string& in
   result.out = read_file(dir / "out");
   result.err = read_file(dir / "err");
   return result;
+}
+
+Child spawn_simkit(const std::vector<std::string>& args, const std::filesystem::path& dir,
+                   const std::vector<std::string>& env) {
+  Child child;
+  child.out = dir / "child.out";
+  child.err = dir / "child.err";
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
+  const std::string binary = simkit_binary();
+  std::vector<std::string> argv_strings = {binary};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipe_fds[0], 0);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    const int out = ::open(child.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(child.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> argv;
+    for (std::string& a : argv_strings) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[0]);
+  child.pid = pid;
+  child.input = pipe_fds[1];
+  return child;
+}
+
+int signal_and_wait(Child& child, int signo) {
+  ::kill(child.pid, signo);
+  int status = 0;
+  ::waitpid(child.pid, &status, 0);
+  if (child.input >= 0) ::close(child.input);
+  child.input = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -62,6 +62,17 @@ struct RunResult {
 // Runs the simkit program with `args`, feeding `input` on standard input.
 RunResult run_simkit(const std::vector<std::string>& args, const std::string& input = "");
 
+// A simkit process started with a pipe on its standard input, output and errors to files.
+struct Child {
+  int pid = -1;
+  int input = -1;  // write end of the child's standard input
+  std::filesystem::path out, err;
+};
+Child spawn_simkit(const std::vector<std::string>& args, const std::filesystem::path& dir,
+                   const std::vector<std::string>& env = {});
+// Sends a signal and waits; returns the exit code (128 + signal when killed by it).
+int signal_and_wait(Child& child, int signo);
+
 // Lines of a text (without their newlines; a final newline ends the last line).
 std::vector<std::string> lines_of(const std::string& text);
 

@@ -314,7 +314,7 @@ Runner add_neighbors_command(CLI::App& app) {
   // The parent's --model is not needed for a conversion.
   sub->preparse_callback([command](std::size_t) { command->get_option("--model")->required(false); });
 
-  return [command, sub, search, convert]() {
+  return [sub, search, convert]() {
     if (sub->parsed()) return run_convert(*convert);
     return run_neighbors(*search);
   };

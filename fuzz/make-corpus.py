@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Writes the fuzz seed corpora (fuzz/corpus/<target>/): small valid files, edge cases,
+and the malformed files of tests/bad-inputs/ that belong to each parser.
+Usage: make-corpus.py SIMKIT_BINARY   (the program writes the .skv seeds)
+"""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def put(target, name, data):
+    folder = os.path.join(HERE, "corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+
+
+def copy_bad(target, fmt):
+    folder = os.path.join(ROOT, "tests", "bad-inputs", fmt)
+    for name in sorted(os.listdir(folder)):
+        if name.startswith("_") or name.endswith((".expect", ".args")):
+            continue
+        with open(os.path.join(folder, name), "rb") as f:
+            put(target, "bad_" + name, f.read())
+
+
+def sample_lines(n):
+    with open(os.path.join(ROOT, "data", "samples", "vectors.vec")) as f:
+        f.readline()
+        lines = [f.readline() for _ in range(n)]
+    return [" ".join(l.split()[:9]) + "\n" for l in lines]  # 8 dimensions
+
+
+def w2v_binary(rows):
+    out = f"{len(rows)} {len(rows[0][1])}\n".encode()
+    for word, values in rows:
+        out += word.encode() + b" " + struct.pack(f"<{len(values)}f", *values) + b"\n"
+    return out
+
+
+def npy(values, rows, cols, words):
+    header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols}), }}".ljust(117) + "\n"
+    body = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode()
+    return body + struct.pack(f"<{len(values)}f", *values) + b"\n--words--\n" + words.encode()
+
+
+def main(binary):
+    shutil.rmtree(os.path.join(HERE, "corpus"), ignore_errors=True)
+    lines = sample_lines(20)
+    put("glove", "sample.txt", "".join(lines))
+    put("glove", "spaces_crlf.txt", "x 1 2\r\nnew york 3 4\r\n. . . 5 6 \n")
+    put("glove", "one.txt", "a 0.5\n")
+    put("glove", "exponents.txt", "a 1e-3 -2E+2 +4 1e-45\nb 0 -0 3.4028235e38 .5\n")
+    copy_bad("glove", "glove")
+    put("word2vec_text", "sample.vec", f"20 8\n{''.join(lines)}")
+    put("word2vec_text", "trailing_space.vec", "2 2\na 1 2 \nb 3 4 \n")
+    copy_bad("word2vec_text", "word2vec")
+    rows = [("alpha", [1.0, 2.0, 3.0]), ("beta", [-1.0, 0.5, 0.0]), ("caf\u00e9", [0.0, 0.0, 1.0])]
+    put("word2vec_binary", "three.bin", w2v_binary(rows))
+    put("word2vec_binary", "no_newlines.bin", w2v_binary(rows).replace(b"\n", b"", 3).replace(b" 3", b" 3\n", 1))
+    copy_bad("word2vec_binary", "word2vec-binary")
+    put("npy", "two_by_three.npy", npy([1, 2, 3, 4, 5, 6], 2, 3, "a\nb\n"))
+    put("npy", "one_by_one.npy", npy([0.25], 1, 1, "x"))
+    for name in sorted(os.listdir(os.path.join(ROOT, "tests", "bad-inputs", "npy"))):
+        if name.endswith(".npy"):
+            with open(os.path.join(ROOT, "tests", "bad-inputs", "npy", name), "rb") as f:
+                put("npy", "bad_" + name, f.read() + b"\n--words--\nalpha\nbeta\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, text in enumerate(["3 4\nalpha 1 2 3 4\nbeta -1 0.5 0 2\ngamma 0 0 1 0\n", "".join(lines)]):
+            src = os.path.join(tmp, f"m{i}.vec" if i == 0 else f"m{i}.txt")
+            with open(src, "w") as f:
+                f.write(text)
+            dst = os.path.join(tmp, f"m{i}.skv")
+            subprocess.run([binary, "neighbors", "convert", src, "-o", dst], check=True)
+            with open(dst, "rb") as f:
+                put("skv", f"valid{i}.skv", f.read())
+    copy_bad("skv", "skv")
+    for target in ("glove", "word2vec_text", "word2vec_binary", "npy", "skv"):
+        folder = os.path.join(HERE, "corpus", target)
+        for name in sorted(os.listdir(folder))[:4]:
+            with open(os.path.join(folder, name), "rb") as f:
+                put("auto", f"{target}_{name}", f.read())
+    copy_bad("auto", "any")
+    for i, q in enumerate(["king - man + woman", "e-mail c++ -man", "king", "- king", "+x - -", "  queen\t+ zero ",
+                           "man - man", "-", "king + + man", "\u65e5\u672c"]):
+        put("query", f"q{i}.txt", q)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
