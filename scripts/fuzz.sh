@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan, CPU only) into build-fuzz/ and runs
-# each one for SECONDS (default 30) from its seed corpus (a copy: the corpus in the
-# repository is only added to by hand, when a crash is fixed). Fails on any finding.
+# each one for SECONDS (default 30) from a copy of its seed corpus (fuzz/corpus/<target>/,
+# written by fuzz/make-corpus.py) plus every input that once crashed it
+# (fuzz/regressions/<target>/, added by hand when the crash is fixed). Fails on any finding.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,20 +12,20 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
   -DSIMKIT_FUZZ=ON -DSIMKIT_TESTS=OFF -DSIMKIT_BENCH=OFF -DSIMKIT_WERROR=ON >/dev/null || exit 1
 cmake --build build-fuzz || exit 1
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(glove word2vec_text word2vec_binary npy skv auto query)
+# By default every fuzz_* target the build made (fuzz/CMakeLists.txt lists them).
+if [ ${#targets[@]} -eq 0 ]; then
+  for bin in build-fuzz/fuzz/fuzz_*; do targets+=("${bin##*/fuzz_}"); done
+fi
+# fuzz/dict/<target>.dict when the format has its own keywords, else the text formats' one.
 dict_of() {
-  case "$1" in
-    npy) echo fuzz/dict/npy.dict ;;
-    skv) echo fuzz/dict/skv.dict ;;
-    query) echo fuzz/dict/query.dict ;;
-    *) echo fuzz/dict/text.dict ;;
-  esac
+  if [ -f "fuzz/dict/$1.dict" ]; then echo "fuzz/dict/$1.dict"; else echo fuzz/dict/text.dict; fi
 }
 mkdir -p build-fuzz/artifacts build-fuzz/logs
 failed=0
 for t in "${targets[@]}"; do
   work=$(mktemp -d)
   cp -r "fuzz/corpus/$t/." "$work/"
+  [ -d "fuzz/regressions/$t" ] && cp -r "fuzz/regressions/$t/." "$work/"
   log="build-fuzz/logs/$t.log"
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 UBSAN_OPTIONS=print_stacktrace=1 \
     "build-fuzz/fuzz/fuzz_$t" "$work" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
