@@ -8,9 +8,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMKIT_CUDA=OFF \
-  -DSIMKIT_FUZZ=ON -DSIMKIT_TESTS=OFF -DSIMKIT_BENCH=OFF -DSIMKIT_WERROR=ON >/dev/null || exit 1
-cmake --build build-fuzz || exit 1
+# FUZZ_NO_BUILD=1 skips the build (parallel runs of this script over one build-fuzz/).
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMKIT_CUDA=OFF \
+    -DSIMKIT_FUZZ=ON -DSIMKIT_TESTS=OFF -DSIMKIT_BENCH=OFF -DSIMKIT_WERROR=ON >/dev/null || exit 1
+  cmake --build build-fuzz || exit 1
+fi
 targets=("$@")
 # By default every fuzz_* target the build made (fuzz/CMakeLists.txt lists them).
 if [ ${#targets[@]} -eq 0 ]; then

@@ -84,6 +84,8 @@ class GpuTopK : public ::testing::TestWithParam<std::tuple<std::size_t, std::siz
 TEST_P(GpuTopK, EqualsFullSort) {
   SIMKIT_REQUIRE_GPU();
   const auto [rows, cols, k] = GetParam();
+  // Long single rows take the same segmented path at 500,000 columns as at 3,000,001.
+  if (test::quick() && rows * cols > 600'000) GTEST_SKIP() << "large shape, skipped in quick mode";
   test::Random random;
   // Few distinct values: most comparisons are ties broken by index.
   std::vector<float> scores = random.small_integers(rows * cols, -50, 50);

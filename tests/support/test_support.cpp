@@ -66,6 +66,11 @@ void write_file(const std::filesystem::path& path, const std::string& bytes) {
 
 bool gpu_available() { return cuda_built() && cuda_device_count() > 0; }
 
+bool quick() {
+  const char* env = std::getenv("SIMKIT_TEST_QUICK");
+  return env != nullptr && *env != '\0' && *env != '0';
+}
+
 // Both may be moved: the GPU runner runs the tests from a staged copy elsewhere.
 std::filesystem::path source_dir() {
   const char* env = std::getenv("SIMKIT_SOURCE_DIR");

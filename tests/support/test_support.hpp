@@ -51,6 +51,10 @@ void write_file(const std::filesystem::path& path, const std::string& bytes);
 
 bool gpu_available();
 
+// SIMKIT_TEST_QUICK=1: smaller shapes for slow instrumented runs (compute-sanitizer);
+// every code path the full shapes reach is still reached.
+bool quick();
+
 // Folder of the project's source tree (for data/samples and tests/bad-inputs).
 std::filesystem::path source_dir();
 

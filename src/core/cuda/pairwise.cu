@@ -36,7 +36,7 @@ constexpr std::size_t kPreferredA = 1024;  // rows of A per block: a GEMM's wort
 std::size_t tile_cap_bytes() {
   if (const char* env = std::getenv("SIMKIT_GPU_TILE_MB"); env != nullptr && *env != '\0')
     return std::max<std::size_t>(1, std::strtoull(env, nullptr, 10)) * kMiB;
-  return 16 * kMiB;
+  return 32 * kMiB;  // measured best of 16, 32, 64 and 128 MiB on an H100 (bench/results/neighbors.md)
 }
 
 struct Plan {
@@ -122,6 +122,7 @@ struct Engine::Impl {
   double last_ms = 0;
   bool print_stats = std::getenv("SIMKIT_ENGINE_STATS") != nullptr;
   const float* l2_tile = nullptr;  // the tile the stream's L2 window covers
+  std::size_t l2_bytes = 0;
 
   explicit Impl(int d) : device(d) {}
   PairwiseResult run(const PairwiseJob& job, BlockScorer& scorer);
@@ -179,10 +180,14 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
   if (!plan.resident)
     for (int i = 0; i < 2; ++i) b_ptrs[i] = ensure(b_slots[i], tb * scorer.bytes_per_row_b());
   float* tile_ptr = ensure(tile, ta * tb);
-  // Scores go from the scorer to the selection through L2, not device memory.
-  if (tile_ptr != l2_tile) {
-    cuda::keep_in_l2(tile_ptr, tile.size() * sizeof(float), cs);
+  // Scores go from the scorer to the selection through L2, not device memory. The window
+  // is the part of the tile this job uses: a window over a larger buffer (left by an
+  // earlier, larger job) measured slower for the single-query path.
+  const std::size_t tile_bytes = ta * tb * sizeof(float);
+  if (tile_ptr != l2_tile || tile_bytes != l2_bytes) {
+    cuda::keep_in_l2(tile_ptr, tile_bytes, cs);
     l2_tile = tile_ptr;
+    l2_bytes = tile_bytes;
   }
   float* transposed_ptr = job.symmetric && job.k > 0 ? ensure(transposed, ta * tb) : nullptr;
   const std::size_t state_size = job.rows_a * static_cast<std::size_t>(plan.width);

@@ -52,17 +52,22 @@ void keep_in_l2(void* ptr, std::size_t bytes, cudaStream_t stream) {
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess || prop.persistingL2CacheMaxSize <= 0) return;
   const std::size_t limit = std::min<std::size_t>(bytes, static_cast<std::size_t>(prop.persistingL2CacheMaxSize));
+  // The set-aside follows the window (down as well as up), and lines left persisting by
+  // an earlier window go back to normal, so no stale window squeezes later work.
   std::size_t current = 0;
   cudaDeviceGetLimit(&current, cudaLimitPersistingL2CacheSize);
-  if (current < limit && cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, limit) != cudaSuccess) {
-    cudaGetLastError();
-    return;
+  if (current != limit) {
+    if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, limit) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
   }
+  if (cudaCtxResetPersistingL2Cache() != cudaSuccess) cudaGetLastError();
   cudaStreamAttrValue attr{};
   attr.accessPolicyWindow.base_ptr = ptr;
   attr.accessPolicyWindow.num_bytes = std::min<std::size_t>(bytes, static_cast<std::size_t>(prop.accessPolicyMaxWindowSize));
   attr.accessPolicyWindow.hitRatio =
-      std::min(1.0f, static_cast<float>(std::max(current, limit)) / static_cast<float>(attr.accessPolicyWindow.num_bytes));
+      std::min(1.0f, static_cast<float>(limit) / static_cast<float>(attr.accessPolicyWindow.num_bytes));
   attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
   attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
   if (cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr) != cudaSuccess) cudaGetLastError();

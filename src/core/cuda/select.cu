@@ -35,6 +35,7 @@ __device__ __forceinline__ float empty_score() { return -__int_as_float(0x7f8000
 
 // Entries of one row: a dense tile row or a list of (score, index) candidates.
 struct DenseRows {
+  static constexpr bool kDense = true;
   const float* tile;
   std::size_t ld;
   std::size_t row0;
@@ -48,6 +49,7 @@ struct DenseRows {
 };
 
 struct ListRows {
+  static constexpr bool kDense = false;
   const float* scores;
   const std::uint32_t* indices;
   std::size_t per_row;
@@ -158,7 +160,34 @@ __global__ void __launch_bounds__(kThreads, 4)
     __syncthreads();
   };
 
+  // Whether this block's part of a dense row starts on a 16-byte boundary (float4 loads).
+  bool aligned = false;
+  if constexpr (Rows::kDense)
+    aligned = (reinterpret_cast<std::uintptr_t>(rows.tile + r * rows.ld + c_begin) & 15u) == 0;
+
   for (std::size_t base = c_begin; base < c_end; base += kRound) {
+    if constexpr (Rows::kDense) {
+      // Cheap pass first: once the bar is high, most rounds hold nothing at or above it,
+      // and a plain max over the raw scores shows that without the index, mask and tie
+      // logic below. (Masked entries and ties by index are left to the full pass.)
+      const float* p = rows.tile + r * rows.ld;
+      bool any = false;
+      if (aligned && base + kRound <= c_end) {
+        const float4* p4 = reinterpret_cast<const float4*>(p + base);
+#pragma unroll
+        for (int j = 0; j < kPerThread / 4; ++j) {
+          const float4 x = p4[j * kThreads + threadIdx.x];
+          any |= fmaxf(fmaxf(x.x, x.y), fmaxf(x.z, x.w)) >= bar_s;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kPerThread; ++j) {
+          const std::size_t c = base + static_cast<std::size_t>(j) * kThreads + threadIdx.x;
+          if (c < c_end) any |= p[c] >= bar_s;
+        }
+      }
+      if (!__syncthreads_or(any)) continue;
+    }
     float v[kPerThread];
     std::uint32_t id[kPerThread];
     bool keep[kPerThread];
