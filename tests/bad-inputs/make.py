@@ -100,6 +100,7 @@ def main(binary):
          ["not valid UTF-8"])
     case("word2vec-binary", "absurd_rows.bin", b"4000000000 300\nab \x00\x00\x80\x3f",
          ["header says 4000000000 rows", "truncated or not word2vec"])
+    case("word2vec-binary", "dim_zero.bin", b"2 0\na \nb \n", [":1", "dimension 0"], ["--input-format", "word2vec-binary"])
     case("word2vec-binary", "no_space.bin", b"1 3\n" + b"x" * 5000, ["no space within 4096 bytes"],
          ["--input-format", "word2vec-binary"])
 
@@ -117,6 +118,9 @@ def main(binary):
     case("npy", "version.npy", b"\x93NUMPY\x07\x00\x10\x00" + b" " * 16, ["version 7", ": byte 6"], words)
     case("npy", "header_past_end.npy", b"\x93NUMPY\x01\x00\xff\x7f{}", ["runs past the end"], words)
     case("npy", "too_few_words.npy", npy("<f4", "False", "(3, 2)", f4), ["2 words for the 3 rows"], words)
+    case("npy", "zero_rows.npy", npy("<f4", "False", "(0, 3)", b""), [": byte 8", "no rows"], words)
+    case("npy", "zero_dim.npy", npy("<f4", "False", "(2, 0)", b""), [": byte 8", "dimension 0"], words)
+    case("npy", "absurd_shape.npy", npy("<f4", "False", "(100000000, 300)", f4), [": byte 128", "does not match the 24 bytes"], words)
     case("npy", "no_words.npy", npy("<f4", "False", "(2, 3)", f4), ["--words"])
 
     # .skv, damaged copies of a valid file written by simkit itself.
@@ -133,6 +137,9 @@ def main(binary):
     case("skv", "checksum.skv", bytes(flipped), ["checksum mismatch"])
     case("skv", "truncated.skv", valid[:-20], ["truncated: the header says"])
     case("skv", "trailing.skv", valid + b"\0", ["trailing bytes"])
+    magic = bytearray(valid)
+    magic[0:4] = b"SKX\0"
+    case("skv", "bad_magic.skv", bytes(magic), [": byte 0", "wrong magic"], ["--input-format", "skv"])
     version = bytearray(valid)
     version[8] = 2
     case("skv", "version.skv", bytes(version), [": byte 8", ".skv version 2 is not supported"])

@@ -47,20 +47,24 @@ test::Child start_writer(const test::TempDir& dir, const std::vector<std::string
   return child;
 }
 
+// The output folder holds the old answers.tsv, unchanged, and nothing else.
+void expect_only_the_old_file(const test::TempDir& dir) {
+  EXPECT_EQ(test::read_file(dir / "out" / "answers.tsv"), "old content\n");
+  EXPECT_EQ(entries(dir / "out"), std::vector<std::string>{"answers.tsv"});
+}
+
 TEST(AtomicOutput, SigkillLeavesTheOldFileAndNoTemporary) {
   test::TempDir dir;
   test::Child child = start_writer(dir);
   EXPECT_EQ(test::signal_and_wait(child, SIGKILL), 128 + SIGKILL);
-  EXPECT_EQ(test::read_file(dir / "out" / "answers.tsv"), "old content\n");
-  EXPECT_EQ(entries(dir / "out"), std::vector<std::string>{"answers.tsv"});
+  expect_only_the_old_file(dir);
 }
 
 TEST(AtomicOutput, SigintExits130AndLeavesTheOldFile) {
   test::TempDir dir;
   test::Child child = start_writer(dir);
   EXPECT_EQ(test::signal_and_wait(child, SIGINT), 130);
-  EXPECT_EQ(test::read_file(dir / "out" / "answers.tsv"), "old content\n");
-  EXPECT_EQ(entries(dir / "out"), std::vector<std::string>{"answers.tsv"});
+  expect_only_the_old_file(dir);
 }
 
 TEST(AtomicOutput, NamedTemporaryFallbackIsRemovedOnSigint) {
@@ -70,8 +74,7 @@ TEST(AtomicOutput, NamedTemporaryFallbackIsRemovedOnSigint) {
   for (const std::string& name : entries(dir / "out")) saw_temporary |= name.find(".simkit-tmp-") != std::string::npos;
   EXPECT_TRUE(saw_temporary) << "the fallback writes a named temporary";
   EXPECT_EQ(test::signal_and_wait(child, SIGINT), 130);
-  EXPECT_EQ(test::read_file(dir / "out" / "answers.tsv"), "old content\n");
-  EXPECT_EQ(entries(dir / "out"), std::vector<std::string>{"answers.tsv"});
+  expect_only_the_old_file(dir);
 }
 
 TEST(AtomicOutput, AfterSigkillOfTheFallbackALaterRunStillSucceeds) {
