@@ -55,6 +55,7 @@ struct PairwiseResult {
   std::vector<ScoredPair> pairs;      // threshold hits sorted by (a, b); symmetric: a < b
                                       // (a == b too when exclude_self is false)
   std::size_t blocks = 0;             // block pairs scored (tells how the budget cut)
+  bool fused = false;                 // GPU: most of B went through the fused path
 };
 
 // Fills out[(i - a.begin) * ld + (j - b.begin)] with score(i, j) for i in a, j in b.
@@ -75,6 +76,16 @@ namespace gpu {
 
 using Stream = CUstream_st*;
 
+// Where a fused scorer puts the scores that can still enter a row's top k (device
+// memory): row i of A owns scores/indices[i * capacity, (i + 1) * capacity) and
+// counts[i], which counts every offer, also those past the capacity.
+struct CandidateLists {
+  float* scores = nullptr;
+  std::uint32_t* indices = nullptr;
+  std::uint32_t* counts = nullptr;
+  std::size_t capacity = 0;
+};
+
 // A GPU scorer: the engine hands it device memory for row blocks and a tile to fill.
 // Every call is asynchronous on the given stream.
 class BlockScorer {
@@ -92,6 +103,15 @@ class BlockScorer {
   // Writes score(i, j) to tile[(i - a.begin) * ld + (j - b.begin)] (device memory).
   virtual void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b,
                      float* tile, std::size_t ld, Stream stream) = 0;
+  // Optional fused path (B resident only): true when offer_candidates() works for jobs
+  // with k slots per row (`width`).
+  virtual bool offers_candidates(int /*width*/) const { return false; }
+  // Scores rows a (staged at a_slot) against rows b and offers to `lists` every score
+  // that ranks before its row's current bar, the last of the `width` slots of the
+  // running top-k (`state_scores/indices`, row-major, width per row, rows of A global).
+  virtual void offer_candidates(const void* /*a_slot*/, RowRange /*a*/, RowRange /*b*/,
+                                const float* /*state_scores*/, const std::uint32_t* /*state_indices*/,
+                                int /*width*/, const CandidateLists& /*lists*/, Stream /*stream*/) {}
 };
 
 // The engine on CUDA device `device`: same results as pairwise_cpu (floats within the

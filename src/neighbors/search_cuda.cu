@@ -2,7 +2,9 @@
 // to 16 bytes) and stays on the device between batches. A batch of up to four queries
 // is scored by a bandwidth-bound kernel that reads each model row once (16-byte loads,
 // warp-shuffle sums); larger batches by cuBLAS (fp32, tf32, fp16 or bf16 tensor cores).
-// Selection is the pairwise engine's.
+// Selection is the pairwise engine's; at fp16/bf16 it scores most of a batch with the
+// fused kernel (cuda::dot_candidates), which keeps scores in registers and emits only
+// the few that can still enter a top k.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -11,6 +13,7 @@
 #include <cstring>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/dot_candidates.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
 #include "neighbors/search_backends.hpp"
@@ -280,6 +283,20 @@ struct GpuIndex final : gpu::BlockScorer {
   void load_b(RowRange rows, void* slot, gpu::Stream stream) override {
     convert_rows(model.vectors + rows.begin * model.dim, rows.size(), model.norms + rows.begin, slot,
                  staging_b, stream);
+  }
+  bool offers_candidates(int /*width*/) const override {
+    return resident && (precision == Precision::Fp16 || precision == Precision::Bf16) &&
+           cuda::dot_candidates_supports(stride);
+  }
+  void offer_candidates(const void* a_slot, RowRange a, RowRange b, const float* state_scores,
+                        const std::uint32_t* state_indices, int width, const gpu::CandidateLists& lists,
+                        gpu::Stream stream) override {
+    const std::size_t elem = element_bytes(precision);
+    const cuda::TopKState state{const_cast<float*>(state_scores), const_cast<std::uint32_t*>(state_indices),
+                                a.end, width};
+    cuda::dot_candidates(precision == Precision::Fp16 ? cuda::HalfType::Fp16 : cuda::HalfType::Bf16, a_slot,
+                         a.size(), vectors.get() + b.begin * stride * elem, b.size(), b.begin, stride, a.begin,
+                         state, lists, stream);
   }
   void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b, float* tile,
              std::size_t ld, gpu::Stream stream) override {

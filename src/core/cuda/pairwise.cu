@@ -15,6 +15,7 @@
 
 #include "core/block_mask.hpp"
 #include "core/cuda/check.hpp"
+#include "core/cuda/dot_candidates.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/select.hpp"
 #include "core/pairwise_common.hpp"
@@ -31,6 +32,20 @@ constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr std::size_t kReserve = 256 * kMiB;  // left for cuBLAS workspaces and the runtime
 constexpr std::size_t kMaxInitialHits = std::size_t{1} << 20;
 constexpr std::size_t kPreferredA = 1024;  // rows of A per block: a GEMM's worth of queries
+// Fused path (scorer.offer_candidates): candidate slots per row of A, and the shapes it
+// serves (batches; top-k lists short enough that few scores beat the bar once the first
+// block of B has set it). Each launch offers at most kFusedGrowth times the rows seen
+// so far, so a row expects about width * kFusedGrowth candidates (random data), far
+// below the capacity, and the bars rise between launches.
+constexpr std::size_t kFusedGrowth = 4;
+constexpr std::size_t kCandidatesPerRow = 1024;
+constexpr std::size_t kFusedMinRowsA = 32;
+constexpr int kFusedMaxWidth = 64;
+
+bool fused_enabled() {
+  const char* env = std::getenv("SIMKIT_GPU_FUSED");
+  return env == nullptr || std::strcmp(env, "0") != 0;
+}
 
 // Largest score tile; small enough to stay in the L2 cache between scoring and selection.
 std::size_t tile_cap_bytes() {
@@ -42,6 +57,7 @@ std::size_t tile_cap_bytes() {
 struct Plan {
   detail::BlockSizes sizes;
   bool resident = false;
+  bool fused = false;  // after the first block of B, the rest is scored by offer_candidates
   int width = 0;  // top-k slots per row (0: no top-k)
   std::size_t hit_capacity = 0;
 };
@@ -53,7 +69,7 @@ std::size_t budget_for(const PairwiseJob& job, int device) {
   return usable > kReserve ? usable - kReserve : usable / 2;
 }
 
-Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device) {
+Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device, bool allow_fused) {
   Plan plan;
   plan.resident = scorer.b_resident();
   plan.width = job.k > 0 ? cuda::state_width(job.k) : 0;
@@ -89,6 +105,12 @@ Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device) {
     }
   }
   plan.sizes = sizes;
+  // The first block of B goes through a tile and sets the bars the fused path filters by.
+  const std::size_t candidate_bytes = sizes.a * kCandidatesPerRow * 12;
+  plan.fused = allow_fused && fused_enabled() && plan.resident && plan.width > 0 &&
+               plan.width <= kFusedMaxWidth && !job.threshold && !job.symmetric && !job.exclude_self &&
+               job.rows_a >= kFusedMinRowsA && sizes.b < job.rows_b && scorer.offers_candidates(plan.width) &&
+               need(sizes.a, sizes.b) + candidate_bytes <= available;
   return plan;
 }
 
@@ -119,13 +141,18 @@ struct Engine::Impl {
   cuda::DeviceBuffer<unsigned long long> hit_count{1};
   cuda::PinnedBuffer<unsigned long long> host_count{1};
   cuda::PinnedBuffer<std::uint32_t> host_state;
+  // Candidate lists of the fused path and its overflow flag.
+  cuda::DeviceBuffer<float> candidate_scores;
+  cuda::DeviceBuffer<std::uint32_t> candidate_indices, candidate_counts;
+  cuda::DeviceBuffer<unsigned> overflow{1};
+  cuda::PinnedBuffer<unsigned> host_overflow{1};
   double last_ms = 0;
   bool print_stats = std::getenv("SIMKIT_ENGINE_STATS") != nullptr;
   const float* l2_tile = nullptr;  // the tile the stream's L2 window covers
   std::size_t l2_bytes = 0;
 
   explicit Impl(int d) : device(d) {}
-  PairwiseResult run(const PairwiseJob& job, BlockScorer& scorer);
+  PairwiseResult run(const PairwiseJob& job, BlockScorer& scorer, bool allow_fused);
 };
 
 Engine::Engine(int device) {
@@ -146,7 +173,7 @@ double Engine::last_ms() const { return impl_->last_ms; }
 BlockPlan Engine::plan(const PairwiseJob& job, const BlockScorer& scorer) const {
   detail::validate(job);
   cuda::DeviceGuard guard(impl_->device);
-  const Plan plan = make_plan(job, scorer, impl_->device);
+  const Plan plan = make_plan(job, scorer, impl_->device, true);
   return BlockPlan{plan.sizes.a, plan.sizes.b, plan.resident};
 }
 
@@ -156,7 +183,7 @@ PairwiseResult Engine::run(const PairwiseJob& job, BlockScorer& scorer) {
     throw UsageError(cat("k = ", job.k, " is larger than the GPU supports (", cuda::kMaxGpuK,
                          "); use --device cpu"));
   cuda::DeviceGuard guard(impl_->device);
-  return impl_->run(job, scorer);
+  return impl_->run(job, scorer, true);
 }
 
 PairwiseResult pairwise(const PairwiseJob& job, BlockScorer& scorer, int device) {
@@ -164,12 +191,12 @@ PairwiseResult pairwise(const PairwiseJob& job, BlockScorer& scorer, int device)
   return engine.run(job, scorer);
 }
 
-PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
+PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bool allow_fused) {
   PairwiseResult result;
   if (job.k > 0) result.topk = TopKLists(job.rows_a, job.k);
   if (job.rows_a == 0 || job.rows_b == 0) return result;
 
-  const Plan plan = make_plan(job, scorer, device);
+  const Plan plan = make_plan(job, scorer, device, allow_fused);
   const std::size_t ta = plan.sizes.a, tb = plan.sizes.b;
   const auto blocks = detail::block_pairs(job, plan.sizes);
   result.blocks = blocks.size();
@@ -194,6 +221,13 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
   std::uint32_t* state_ptr = plan.width > 0 ? ensure(this->state, 2 * state_size) : nullptr;
   const cuda::TopKState state{reinterpret_cast<float*>(state_ptr), state_ptr + state_size, job.rows_a,
                               plan.width};
+  gpu::CandidateLists lists;
+  if (plan.fused) {
+    lists.capacity = kCandidatesPerRow;
+    lists.scores = ensure(candidate_scores, ta * kCandidatesPerRow);
+    lists.indices = ensure(candidate_indices, ta * kCandidatesPerRow);
+    lists.counts = ensure(candidate_counts, ta);
+  }
   std::size_t hit_capacity = 0;
   if (job.threshold) {
     ensure(hits, plan.hit_capacity);
@@ -203,6 +237,10 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
   const auto host_start = std::chrono::steady_clock::now();
   start.record(cs);
   if (plan.width > 0) cuda::fill_empty(state, cs);
+  if (plan.fused) {
+    SIMKIT_CUDA_CHECK(cudaMemsetAsync(lists.counts, 0, ta * sizeof(std::uint32_t), cs));
+    SIMKIT_CUDA_CHECK(cudaMemsetAsync(overflow.get(), 0, sizeof(unsigned), cs));
+  }
   if (job.threshold)
     SIMKIT_CUDA_CHECK(cudaMemsetAsync(hit_count.get(), 0, sizeof(unsigned long long), cs));
 
@@ -224,6 +262,18 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
   for (std::size_t n = 0; n < blocks.size(); ++n) {
     const auto [ra, rb] = blocks[n];
     const std::size_t slot = n % 2;
+    if (plan.fused && rb.begin > 0) {
+      // The first block of B set this block of A's bars; the rest of B is offered.
+      if (rb.begin == tb)
+        for (std::size_t first = tb; first < job.rows_b;) {
+          const RowRange chunk{first, std::min(job.rows_b, first * (kFusedGrowth + 1))};
+          first = chunk.end;
+          scorer.offer_candidates(a_ptr, ra, chunk, state.scores, state.indices, plan.width, lists, cs);
+          cuda::merge_candidates(lists, ra.size(), ra.begin, state, overflow.get(), cs);
+        }
+      if (job.progress) job.progress->advance(ra.size() * rb.size());
+      continue;
+    }
     if (!plan.resident) SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(cs, b_ready[slot].get(), 0));
     if (ra.begin != current_a) {
       scorer.load_a(ra, a_ptr, cs);
@@ -280,15 +330,24 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer) {
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_state.get(), state_ptr, 2 * state_size * sizeof(std::uint32_t),
                                       cudaMemcpyDeviceToHost, cs));
   }
+  if (plan.fused)
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_overflow.get(), overflow.get(), sizeof(unsigned),
+                                      cudaMemcpyDeviceToHost, cs));
   stop.record(cs);
   const auto enqueued = std::chrono::steady_clock::now();
   compute.sync();
   copy.sync();
   last_ms = cuda::elapsed_ms(start, stop);
   if (print_stats)
-    std::fprintf(stderr, "engine: %zu blocks of %zu x %zu%s, host enqueue %.3f ms, device %.3f ms\n",
+    std::fprintf(stderr, "engine: %zu blocks of %zu x %zu%s%s, host enqueue %.3f ms, device %.3f ms\n",
                  blocks.size(), ta, tb, plan.resident ? " (B resident)" : "",
+                 plan.fused ? (*host_overflow.get() != 0 ? " fused, overflowed" : " fused") : "",
                  std::chrono::duration<double, std::milli>(enqueued - host_start).count(), last_ms);
+  // A candidate list overflowed (many scores tied near the bar): score tiles instead.
+  if (plan.fused && *host_overflow.get() != 0) {
+    return run(job, scorer, false);
+  }
+  result.fused = plan.fused;
   for (std::size_t r = 0; r < job.rows_a && plan.width > 0; ++r) {
     std::memcpy(result.topk.scores.data() + r * job.k, host_state.get() + r * plan.width,
                 job.k * sizeof(float));

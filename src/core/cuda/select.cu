@@ -14,6 +14,7 @@
 #include "core/text.hpp"
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/rank_order.cuh"
 #include "core/cuda/select.hpp"
 #include "simkit/error.hpp"
 #include "simkit/topk.hpp"
@@ -26,10 +27,6 @@ constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr std::uint32_t kNone = 0xffffffffu;
-
-__device__ __forceinline__ bool before(float sa, std::uint32_t ia, float sb, std::uint32_t ib) {
-  return sa > sb || (sa == sb && ia < ib);
-}
 
 __device__ __forceinline__ float empty_score() { return -__int_as_float(0x7f800000); }
 
@@ -48,12 +45,15 @@ struct DenseRows {
   }
 };
 
+// Lists of per_row entries; with counts, only the first counts[r] of row r are filled.
 struct ListRows {
   static constexpr bool kDense = false;
   const float* scores;
   const std::uint32_t* indices;
   std::size_t per_row;
+  const std::uint32_t* counts = nullptr;
   __device__ bool fetch(std::size_t r, std::size_t c, float& s, std::uint32_t& i) const {
+    if (counts != nullptr && c >= counts[r]) return false;
     s = scores[r * per_row + c];
     i = indices[r * per_row + c];
     return true;
@@ -74,7 +74,7 @@ __device__ void bitonic_sort(float* s, std::uint32_t* idx, int n) {
         const int j = i ^ stride;
         if (j <= i) continue;
         const bool best_first = (i & size) == 0;
-        const bool j_first = before(s[j], idx[j], s[i], idx[i]);
+        const bool j_first = ranks_before(s[j], idx[j], s[i], idx[i]);
         if (j_first == best_first) {
           const float ts = s[i];
           const std::uint32_t ti = idx[i];
@@ -194,13 +194,13 @@ __global__ void __launch_bounds__(kThreads, 4)
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
       const std::size_t c = base + static_cast<std::size_t>(j) * kThreads + threadIdx.x;
-      keep[j] = c < c_end && rows.fetch(r, c, v[j], id[j]) && before(v[j], id[j], bar_s, bar_i);
+      keep[j] = c < c_end && rows.fetch(r, c, v[j], id[j]) && ranks_before(v[j], id[j], bar_s, bar_i);
     }
     float best_s = empty_score();
     std::uint32_t best_i = kNone;
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j)
-      if (keep[j] && before(v[j], id[j], best_s, best_i)) {
+      if (keep[j] && ranks_before(v[j], id[j], best_s, best_i)) {
         best_s = v[j];
         best_i = id[j];
       }
@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         for (int offset = 16; offset > 0; offset >>= 1) {
           const float os = __shfl_xor_sync(kFullMask, ms, offset);
           const std::uint32_t oi = __shfl_xor_sync(kFullMask, mi, offset);
-          if (before(os, oi, ms, mi)) {
+          if (ranks_before(os, oi, ms, mi)) {
             ms = os;
             mi = oi;
           }
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(kThreads, 4)
       float ts = warp_s[0];
       std::uint32_t ti = warp_i[0];
       for (int w = 1; w < kWarps; ++w)
-        if (before(ts, ti, warp_s[w], warp_i[w])) {
+        if (ranks_before(ts, ti, warp_s[w], warp_i[w])) {
           ts = warp_s[w];
           ti = warp_i[w];
         }
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(kThreads, 4)
     for (;;) {
 #pragma unroll
       for (int j = 0; j < kPerThread; ++j) {
-        if (!keep[j] || added[j] || before(th_s, th_i, v[j], id[j])) continue;
+        if (!keep[j] || added[j] || ranks_before(th_s, th_i, v[j], id[j])) continue;
         const int at = atomicAdd(&count, 1);
         if (at < kCap) {
           buf_s[at] = v[j];
@@ -455,6 +455,14 @@ void select_rows(const float* tile, std::size_t ld, std::size_t rows, std::size_
   const ListRows partial{scratch.scores.get(), scratch.indices.get(), per_row};
   dispatch_select(state.width, partial, rows, per_row, 1, per_row, row0, state, nullptr, nullptr,
                   stream);
+}
+
+void select_lists(const float* scores, const std::uint32_t* indices, const std::uint32_t* counts,
+                  std::size_t per_row, std::size_t rows, std::size_t row0, TopKState state,
+                  cudaStream_t stream) {
+  if (rows == 0 || per_row == 0) return;
+  const ListRows lists{scores, indices, per_row, counts};
+  dispatch_select(state.width, lists, rows, per_row, 1, per_row, row0, state, nullptr, nullptr, stream);
 }
 
 void transpose(const float* in, std::size_t rows, std::size_t cols, std::size_t ld_in, float* out,

@@ -45,6 +45,12 @@ void select_rows(const float* tile, std::size_t ld, std::size_t rows, std::size_
                  std::size_t row0, std::size_t col0, detail::BlockMask mask, TopKState state,
                  SelectScratch& scratch, cudaStream_t stream);
 
+// Merges lists of candidates into rows [row0, row0 + rows) of `state`: row r's entries
+// are scores/indices[r * per_row, r * per_row + min(counts[r], per_row)).
+void select_lists(const float* scores, const std::uint32_t* indices, const std::uint32_t* counts,
+                  std::size_t per_row, std::size_t rows, std::size_t row0, TopKState state,
+                  cudaStream_t stream);
+
 // out (cols x rows, stride ld_out) = transpose of in (rows x cols, stride ld_in).
 void transpose(const float* in, std::size_t rows, std::size_t cols, std::size_t ld_in,
                float* out, std::size_t ld_out, cudaStream_t stream);
