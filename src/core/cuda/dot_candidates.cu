@@ -193,25 +193,28 @@ __global__ void __launch_bounds__(kThreads, 2)
     issue();
     const unsigned tb = ring + stage * kStageBytes;
     const unsigned ta = tile_a + slice * kStageBytes;
+    // Both K steps' fragments first, so the second's loads overlap the first's products.
+    std::uint32_t fb[2][4][4], fa[2][4][2];
 #pragma unroll
     for (int kk = 0; kk < kSlice / 16; ++kk) {
-      std::uint32_t fb[4][4], fa[4][2];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) ldmatrix_x4(fb[i], tb + frag_b[kk] + i * kTileBytes16);
+      for (int i = 0; i < 4; ++i) ldmatrix_x4(fb[kk][i], tb + frag_b[kk] + i * kTileBytes16);
 #pragma unroll
       for (int jp = 0; jp < 2; ++jp) {
         std::uint32_t x[4];
         ldmatrix_x4(x, ta + frag_a[kk] + jp * kTileBytes16);
-        fa[jp * 2][0] = x[0];
-        fa[jp * 2][1] = x[1];
-        fa[jp * 2 + 1][0] = x[2];
-        fa[jp * 2 + 1][1] = x[3];
+        fa[kk][jp * 2][0] = x[0];
+        fa[kk][jp * 2][1] = x[1];
+        fa[kk][jp * 2 + 1][0] = x[2];
+        fa[kk][jp * 2 + 1][1] = x[3];
       }
+    }
+#pragma unroll
+    for (int kk = 0; kk < kSlice / 16; ++kk)
 #pragma unroll
       for (int i = 0; i < 4; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) mma_16816<H>(acc[i][j], fb[i], fa[j]);
-    }
+        for (int j = 0; j < 4; ++j) mma_16816<H>(acc[i][j], fb[kk][i], fa[kk][j]);
     stage = stage + 1 == kStages ? 0 : stage + 1;
     if (++slice < slices) continue;
     slice = 0;

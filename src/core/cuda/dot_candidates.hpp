@@ -16,8 +16,8 @@ namespace simkit::cuda {
 
 enum class HalfType { Fp16, Bf16 };
 
-// Whether rows of `stride` elements fit the kernel (a tile of 128 rows of A is kept in
-// shared memory: up to about 3,000 elements).
+// Whether rows of `stride` elements fit the kernel: it keeps 128 rows of A in shared
+// memory, which allows up to 768 elements (two blocks an SM up to 320).
 bool dot_candidates_supports(std::size_t stride);
 
 // Rows of A (`rows_a`, each `stride` elements, 16-byte aligned, zero-padded) against rows
