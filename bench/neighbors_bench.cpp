@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     const double qps = r["batch"]["queries_per_s"].get<double>();
     std::fprintf(stderr, "bench: %s: one query %.3f ms (wall %.3f); batch of %zu %.2f ms = %.0f queries/s\n",
                  name.c_str(), single.median, single_wall.median, batch, r["batch"]["median_ms"].get<double>(), qps);
-    if (device.cuda && (options.precision == Precision::Fp16 || options.precision == Precision::Bf16)) {
+    if (device.cuda) {
       // The same batches through cuBLAS score tiles and the selection kernel (the
       // fused kernel switched off): the baseline of the fused path, in the same run.
       setenv("SIMKIT_GPU_FUSED", "0", 1);

@@ -27,26 +27,32 @@ def load(path):
         return json.load(f)
 
 
+def table(title, header, rows):
+    """A Markdown table: header is a list of (name, align) with align 'l' or 'r'."""
+    out = [title + "\n"] if title else []
+    out.append("| " + " | ".join(name for name, _ in header) + " |")
+    out.append("|" + "|".join("---:" if align == "r" else "---" for _, align in header) + "|")
+    out += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    out.append("")
+    return out
+
+
 def gpu_tables(gpu, torch):
     rows, dim = gpu["rows"], gpu["dim"]
     ceil = gpu.get("ceilings", {})
     peer = {r["precision"]: r for r in torch["results"]}
-    out = []
-    out.append(f"### One query, {rows:,} x {dim}, k = {gpu['k']} ({gpu['device']})\n")
-    out.append("| precision | simkit ms | PyTorch ms | simkit vs PyTorch | bandwidth floor ms | simkit / floor | goal |")
-    out.append("|---|---:|---:|---:|---:|---:|---|")
+    single = []
     for r in gpu["results"]:
         p = r["precision"]
         ms = r["single"]["median_ms"]
         floor = rows * dim * ELEMENT_BYTES[p] / (ceil["copy_tb_s"] * 1e12) * 1e3 if ceil else float("nan")
         tp = peer[p]["single_ms"] if p in peer else float("nan")
         goal = f"<= {GOAL_SINGLE_MS[p]} ms: {'met' if ms <= GOAL_SINGLE_MS[p] else 'NOT met'}" if p in GOAL_SINGLE_MS else ""
-        out.append(f"| {p} | {ms:.3f} | {tp:.3f} | {tp / ms:.2f}x | {floor:.3f} | {ms / floor:.2f} | {goal} |")
-    out.append("")
-    b = gpu["results"][0]["batch"]["size"]
-    out.append(f"### Batches of {b} queries\n")
-    out.append("| precision | simkit queries/s | PyTorch queries/s | simkit vs PyTorch | GEMM-only bound queries/s | goal |")
-    out.append("|---|---:|---:|---:|---:|---|")
+        single.append((p, f"{ms:.3f}", f"{tp:.3f}", f"{tp / ms:.2f}x", f"{floor:.3f}", f"{ms / floor:.2f}", goal))
+    out = table(f"### One query, {rows:,} x {dim}, k = {gpu['k']} ({gpu['device']})",
+                [("precision", "l"), ("simkit ms", "r"), ("PyTorch ms", "r"), ("simkit vs PyTorch", "r"),
+                 ("bandwidth floor ms", "r"), ("simkit / floor", "r"), ("goal", "l")], single)
+    batch = []
     for r in gpu["results"]:
         p = r["precision"]
         qps = r["batch"]["queries_per_s"]
@@ -54,8 +60,13 @@ def gpu_tables(gpu, torch):
         # The GEMM alone at cuBLAS's measured rate: 2 * rows * dim flops a query.
         bound = ceil[CEILING[p]] * 1e12 / (2 * rows * dim) if ceil else float("nan")
         goal = f">= {GOAL_BATCH_QPS[p]:,}: {'met' if qps >= GOAL_BATCH_QPS[p] else 'NOT met'}" if p in GOAL_BATCH_QPS else ""
-        out.append(f"| {p} | {qps:,.0f} | {tq:,.0f} | {qps / tq:.2f}x | {bound:,.0f} | {goal} |")
-    out.append("")
+        tiles = r["batch_tiles"]["queries_per_s"] if "batch_tiles" in r else None
+        batch.append((p, f"{qps:,.0f}", f"{tiles:,.0f}" if tiles else "(same path)",
+                      f"{qps / tiles:.2f}x" if tiles else "", f"{tq:,.0f}", f"{qps / tq:.2f}x", f"{bound:,.0f}", goal))
+    out += table(f"### Batches of {gpu['results'][0]['batch']['size']} queries",
+                 [("precision", "l"), ("simkit queries/s", "r"), ("tiles only queries/s", "r"), ("fused vs tiles", "r"),
+                  ("PyTorch queries/s", "r"), ("simkit vs PyTorch", "r"), ("GEMM-only bound queries/s", "r"),
+                  ("goal", "l")], batch)
     if ceil:
         out.append(f"Ceilings measured in the same run: copy {ceil['copy_tb_s']:.2f} TB/s; cuBLAS GEMM "
                    f"fp32 {ceil['fp32_tflop_s']:.0f}, tf32 {ceil['tf32_tflop_s']:.0f}, fp16 {ceil['fp16_tflop_s']:.0f}, "
@@ -79,14 +90,13 @@ def sweep_table(folder):
             rows.append((mb, p, int(qps), blocks))
     if not rows:
         return []
-    out = ["### Score-tile size (batch of 1024)\n", "| tile MiB | precision | queries/s | blocks |", "|---:|---|---:|---|"]
-    out += [f"| {mb} | {p} | {qps:,} | {blocks} |" for mb, p, qps, blocks in rows]
-    out.append("")
-    return out
+    return table("### Score-tile size (batch of 1024)",
+                 [("tile MiB", "r"), ("precision", "l"), ("queries/s", "r"), ("blocks", "l")],
+                 [(mb, p, f"{qps:,}", blocks) for mb, p, qps, blocks in rows])
 
 
 def cpu_table(folder):
-    out = []
+    title, rows = None, []
     for path in sorted(glob.glob(os.path.join(folder, "neighbors_cpu_*.json"))):
         kernels = os.path.basename(path)[len("neighbors_cpu_"):-len(".json")]
         faiss_path = os.path.join(folder, f"neighbors_faiss_{kernels}.json")
@@ -94,15 +104,14 @@ def cpu_table(folder):
             continue
         ours, peer = load(path), load(faiss_path)
         r = ours["results"][0]
-        if not out:
-            out.append(f"### CPU, {ours['rows']:,} x {ours['dim']}, {ours['threads']} threads, FAISS {peer['faiss']} IndexFlatIP\n")
-            out.append("| OpenBLAS kernels | simkit one query ms | FAISS one query ms | simkit batch queries/s | FAISS batch queries/s | batch ratio |")
-            out.append("|---|---:|---:|---:|---:|---:|")
-        out.append(f"| {kernels} | {r['single']['median_ms']:.1f} | {peer['single_ms']:.1f} | "
-                   f"{r['batch']['queries_per_s']:.0f} | {peer['queries_per_s']:.0f} | "
-                   f"{r['batch']['queries_per_s'] / peer['queries_per_s']:.2f}x |")
-    out.append("")
-    return out
+        title = f"### CPU, {ours['rows']:,} x {ours['dim']}, {ours['threads']} threads, FAISS {peer['faiss']} IndexFlatIP"
+        rows.append((kernels, f"{r['single']['median_ms']:.1f}", f"{peer['single_ms']:.1f}",
+                     f"{r['batch']['queries_per_s']:.0f}", f"{peer['queries_per_s']:.0f}",
+                     f"{r['batch']['queries_per_s'] / peer['queries_per_s']:.2f}x"))
+    if not rows:
+        return []
+    return table(title, [("OpenBLAS kernels", "l"), ("simkit one query ms", "r"), ("FAISS one query ms", "r"),
+                         ("simkit batch queries/s", "r"), ("FAISS batch queries/s", "r"), ("batch ratio", "r")], rows)
 
 
 def main():

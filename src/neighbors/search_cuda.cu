@@ -26,6 +26,11 @@ namespace simkit::neighbors::detail {
 namespace {
 
 constexpr int kGemvMaxQueries = 4;
+// fp32/tf32 batches filter on an fp16 copy of the unit rows, then rescore the survivors
+// in fp32. A unit query's fp16 score differs from its exact score by at most about
+// 2^-10 (inputs rounded to 11 bits, products exact, fp32 sums over <= 768 terms), so a
+// slack of 2^-9 lets through every row that the exact score could rank in the top k.
+constexpr float kShadowSlack = 1.0f / 512;
 constexpr std::size_t kUploadChunkRows = 1 << 15;
 
 template <typename T> struct Element;
@@ -83,6 +88,43 @@ __global__ void scale_rows(const float* __restrict__ in, std::size_t rows, int d
     if (norms != nullptr) scale = norms[r] > 0 ? 1.0f / norms[r] : 0.0f;
     for (std::size_t d = lane; d < stride; d += 32)
       out[r * stride + d] = Element<T>::from(d < static_cast<std::size_t>(dim) ? in[r * dim + d] * scale : 0.0f);
+  }
+}
+
+// out[r] = in[r] / |in[r]| rounded to fp16 (zero-padded to out_stride), norms[r] = |in[r]|.
+// One warp a row.
+__global__ void unit_half_rows(const float* __restrict__ in, std::size_t rows, std::size_t in_stride,
+                               __half* __restrict__ out, std::size_t out_stride, float* __restrict__ norms) {
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x & 31;
+  if (warp >= rows) return;
+  const float* row = in + warp * in_stride;
+  float sum = 0;
+  for (std::size_t d = lane; d < in_stride; d += 32) sum += row[d] * row[d];
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  const float norm = sqrtf(sum);
+  const float inv = norm > 0 ? 1.0f / norm : 0.0f;
+  for (std::size_t d = lane; d < out_stride; d += 32)
+    out[warp * out_stride + d] = __float2half_rn(d < in_stride ? row[d] * inv : 0.0f);
+  if (lane == 0) norms[warp] = norm;
+}
+
+// Replaces each candidate's filtering score by its fp32 dot product (query row r of
+// `queries` with model row cand_i), the same for every run. One block a query, one
+// warp a candidate.
+__global__ void rescore_candidates(const float* __restrict__ queries, const float* __restrict__ model,
+                                   std::size_t stride, float* cand_s, const std::uint32_t* __restrict__ cand_i,
+                                   const std::uint32_t* __restrict__ counts, std::size_t capacity) {
+  const std::size_t r = blockIdx.x;
+  const int lane = threadIdx.x & 31;
+  const std::size_t count = counts[r] < capacity ? counts[r] : capacity;
+  const float* q = queries + r * stride;
+  for (std::size_t c = threadIdx.x / 32; c < count; c += blockDim.x / 32) {
+    const float* row = model + static_cast<std::size_t>(cand_i[r * capacity + c]) * stride;
+    float sum = 0;
+    for (std::size_t d = lane; d < stride; d += 32) sum += q[d] * row[d];
+    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (lane == 0) cand_s[r * capacity + c] = sum;
   }
 }
 
@@ -181,6 +223,11 @@ struct GpuIndex final : gpu::BlockScorer {
   std::size_t stride = 0;  // elements per stored row (16-byte multiple)
   bool resident = false;
   cuda::DeviceBuffer<std::byte> vectors;   // resident unit rows
+  // fp32/tf32: an fp16 copy of the resident rows for the fused filter (when memory
+  // allows), and the batch block's unit rows and norms in fp16.
+  cuda::DeviceBuffer<__half> shadow, shadow_queries;
+  cuda::DeviceBuffer<float> query_norms;
+  std::size_t shadow_stride = 0;
   // Raw float rows on their way to conversion: one staging area per stream that uses it.
   struct Staging {
     cuda::DeviceBuffer<float> rows;
@@ -205,7 +252,17 @@ struct GpuIndex final : gpu::BlockScorer {
     // Resident when the model leaves at least a quarter of the budget for the work.
     resident = model_bytes <= budget / 4 * 3;
     if (resident) upload();
-    if (options.memory_budget != 0) work_budget = options.memory_budget - (resident ? model_bytes : 0);
+    std::size_t shadow_bytes = 0;
+    if (resident && element_bytes(precision) == 4) {
+      shadow_stride = (model.dim + 7) / 8 * 8;
+      shadow_bytes = model.rows * shadow_stride * 2;
+      if (model_bytes + shadow_bytes <= budget / 4 * 3 && cuda::dot_candidates_supports(shadow_stride))
+        make_shadow();
+      else
+        shadow_bytes = 0;
+    }
+    if (options.memory_budget != 0)
+      work_budget = options.memory_budget - (resident ? model_bytes : 0) - shadow_bytes;
   }
   ~GpuIndex() override {
     if (cublas != nullptr) cublasDestroy(cublas);
@@ -268,6 +325,16 @@ struct GpuIndex final : gpu::BlockScorer {
     setup = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
+  void make_shadow() {
+    shadow = cuda::DeviceBuffer<__half>(model.rows * shadow_stride);
+    cuda::Stream stream;
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((model.rows + 7) / 8, 4096));
+    scale_rows<__half><<<blocks, 256, 0, stream.get()>>>(reinterpret_cast<const float*>(vectors.get()), model.rows,
+                                                         static_cast<int>(stride), nullptr, shadow.get(), shadow_stride);
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    stream.sync();
+  }
+
   // ---- gpu::BlockScorer
   std::size_t bytes_per_row_a() const override { return stride * element_bytes(precision); }
   std::size_t bytes_per_row_b() const override { return stride * element_bytes(precision); }
@@ -285,6 +352,7 @@ struct GpuIndex final : gpu::BlockScorer {
                  staging_b, stream);
   }
   bool offers_candidates(int /*width*/) const override {
+    if (shadow.size() > 0) return true;
     return resident && (precision == Precision::Fp16 || precision == Precision::Bf16) &&
            cuda::dot_candidates_supports(stride);
   }
@@ -294,9 +362,29 @@ struct GpuIndex final : gpu::BlockScorer {
     const std::size_t elem = element_bytes(precision);
     const cuda::TopKState state{const_cast<float*>(state_scores), const_cast<std::uint32_t*>(state_indices),
                                 a.end, width};
-    cuda::dot_candidates(precision == Precision::Fp16 ? cuda::HalfType::Fp16 : cuda::HalfType::Bf16, a_slot,
-                         a.size(), vectors.get() + b.begin * stride * elem, b.size(), b.begin, stride, a.begin,
-                         state, lists, stream);
+    if (shadow.size() == 0) {
+      cuda::dot_candidates(precision == Precision::Fp16 ? cuda::HalfType::Fp16 : cuda::HalfType::Bf16, a_slot,
+                           a.size(), vectors.get() + b.begin * stride * elem, b.size(), b.begin, stride, a.begin,
+                           state, cuda::Filter{}, lists, stream);
+      return;
+    }
+    // fp32/tf32: filter with the fp16 copies and slack, then give the survivors their
+    // exact scores before the engine merges them.
+    if (shadow_queries.size() < a.size() * shadow_stride) {
+      shadow_queries = cuda::DeviceBuffer<__half>(a.size() * shadow_stride);
+      query_norms = cuda::DeviceBuffer<float>(a.size());
+    }
+    const auto* queries = static_cast<const float*>(a_slot);
+    unit_half_rows<<<static_cast<unsigned>((a.size() + 7) / 8), 256, 0, stream>>>(
+        queries, a.size(), stride, shadow_queries.get(), shadow_stride, query_norms.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    cuda::dot_candidates(cuda::HalfType::Fp16, shadow_queries.get(), a.size(), shadow.get() + b.begin * shadow_stride,
+                         b.size(), b.begin, shadow_stride, a.begin, state,
+                         cuda::Filter{query_norms.get(), kShadowSlack}, lists, stream);
+    rescore_candidates<<<static_cast<unsigned>(a.size()), 256, 0, stream>>>(
+        queries, reinterpret_cast<const float*>(vectors.get()), stride, lists.scores, lists.indices, lists.counts,
+        lists.capacity);
+    SIMKIT_CUDA_CHECK_LAUNCH();
   }
   void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b, float* tile,
              std::size_t ld, gpu::Stream stream) override {

@@ -177,6 +177,28 @@ INSTANTIATE_TEST_SUITE_P(Precisions, GpuSearch,
                                            GpuCase{Precision::Fp16, 5e-3f}, GpuCase{Precision::Bf16, 1e-2f}),
                          [](const auto& param_info) { return std::string(precision_name(param_info.param.precision)); });
 
+// Batches big enough for the fused path (small score tiles make the first block of the
+// model small): at fp16/bf16 it filters exactly in its own precision; at fp32/tf32 it
+// filters on an fp16 copy with slack and rescores in fp32, so fp32 must still agree with
+// the CPU to float rounding. Switched off, the tile path must agree too.
+TEST_P(GpuSearch, FusedPathAgreesWithCpu) {
+  SIMKIT_REQUIRE_GPU();
+  const GpuCase c = GetParam();
+  test::Random random;
+  const Model model = random_model(random, test::quick() ? 5'000 : 40'000, 300);
+  Searcher cpu(model, on(Device{}, 10));
+  Searcher gpu(model, on(gpu0(), 10, c.precision));
+  const test::ScopedEnv small_tiles("SIMKIT_GPU_TILE_MB", "1");
+  for (std::size_t queries : {40, 300}) {
+    SCOPED_TRACE(std::to_string(queries) + " queries");
+    const std::vector<float> dirs = random_directions(random, queries, model.dim);
+    const auto want = cpu.search_vectors(dirs, queries);
+    expect_same(gpu.search_vectors(dirs, queries), want, c.tolerance);
+    const test::ScopedEnv no_fused("SIMKIT_GPU_FUSED", "0");
+    expect_same(gpu.search_vectors(dirs, queries), want, c.tolerance);
+  }
+}
+
 TEST(GpuSearch, RealVectorsAgreeWithCpuIncludingWordExclusion) {
   SIMKIT_REQUIRE_GPU();
   const Model& model = sample_model();

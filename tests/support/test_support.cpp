@@ -71,6 +71,21 @@ bool quick() {
   return env != nullptr && *env != '\0' && *env != '0';
 }
 
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name); old != nullptr) {
+    had_ = true;
+    old_ = old;
+  }
+  setenv(name, value, 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (had_)
+    setenv(name_.c_str(), old_.c_str(), 1);
+  else
+    unsetenv(name_.c_str());
+}
+
 // Both may be moved: the GPU runner runs the tests from a staged copy elsewhere.
 std::filesystem::path source_dir() {
   const char* env = std::getenv("SIMKIT_SOURCE_DIR");

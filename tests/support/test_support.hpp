@@ -55,6 +55,20 @@ bool gpu_available();
 // every code path the full shapes reach is still reached.
 bool quick();
 
+// Sets an environment variable for the life of the object, then restores it (the GPU
+// engine reads SIMKIT_GPU_TILE_MB and SIMKIT_GPU_FUSED at every run).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
 // Folder of the project's source tree (for data/samples and tests/bad-inputs).
 std::filesystem::path source_dir();
 

@@ -117,7 +117,8 @@ __global__ void __launch_bounds__(kThreads, 2)
     dot_candidates_kernel(const std::uint16_t* __restrict__ a, std::size_t rows_a,
                           const std::uint16_t* __restrict__ b, std::size_t rows_b, std::size_t b_first,
                           std::size_t stride, std::size_t row0, const float* __restrict__ state_s,
-                          const std::uint32_t* __restrict__ state_i, int width, float* cand_s,
+                          const std::uint32_t* __restrict__ state_i, int width,
+                          const float* __restrict__ scale, float slack, float* cand_s,
                           std::uint32_t* cand_i, std::uint32_t* counts, std::uint32_t capacity) {
   extern __shared__ __align__(128) std::uint16_t smem[];
   const int slices = static_cast<int>(slices_of(stride));
@@ -144,6 +145,12 @@ __global__ void __launch_bounds__(kThreads, 2)
       const std::size_t slot = (row0 + ra) * width + width - 1;
       bar_s[j][e] = ra < rows_a ? state_s[slot] : __int_as_float(0x7f800000);
       bar_i[j][e] = ra < rows_a ? state_i[slot] : 0u;
+      if (scale != nullptr && ra < rows_a) {
+        // Scores of unit A rows against a scaled bar, with slack for their rounding:
+        // every entry whose true score reaches the bar passes; index order plays no part.
+        bar_s[j][e] = scale[ra] > 0 ? bar_s[j][e] / scale[ra] - slack : -__int_as_float(0x7f800000);
+        bar_i[j][e] = 0xffffffffu;
+      }
     }
 
   // Where this lane's ldmatrix rows start, for the two 16-wide K steps of a slice: the
@@ -273,8 +280,8 @@ __global__ void reset_counts_kernel(std::uint32_t* counts, std::size_t rows, std
 
 template <HalfType H>
 void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b, std::size_t b_first,
-            std::size_t stride, std::size_t row0, TopKState state, const gpu::CandidateLists& lists,
-            cudaStream_t stream) {
+            std::size_t stride, std::size_t row0, TopKState state, const Filter& filter,
+            const gpu::CandidateLists& lists, cudaStream_t stream) {
   const std::size_t smem = smem_bytes(stride);
   int device = 0, sms = 0, per_sm = 0;
   SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
@@ -291,7 +298,8 @@ void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b
   const dim3 grid(static_cast<unsigned>(tiles_a), static_cast<unsigned>(groups));
   dot_candidates_kernel<H><<<grid, kThreads, smem, stream>>>(
       static_cast<const std::uint16_t*>(a), rows_a, static_cast<const std::uint16_t*>(b), rows_b, b_first,
-      stride, row0, state.scores, state.indices, state.width, lists.scores, lists.indices, lists.counts,
+      stride, row0, state.scores, state.indices, state.width, filter.scale, filter.slack, lists.scores,
+      lists.indices, lists.counts,
       static_cast<std::uint32_t>(lists.capacity));
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
@@ -302,15 +310,15 @@ bool dot_candidates_supports(std::size_t stride) { return stride > 0 && smem_byt
 
 void dot_candidates(HalfType type, const void* a, std::size_t rows_a, const void* b, std::size_t rows_b,
                     std::size_t b_first, std::size_t stride, std::size_t row0, TopKState state,
-                    const gpu::CandidateLists& lists, cudaStream_t stream) {
+                    const Filter& filter, const gpu::CandidateLists& lists, cudaStream_t stream) {
   if (rows_a == 0 || rows_b == 0) return;
   if (!dot_candidates_supports(stride))
     throw Failure(cat("internal: dot_candidates called with rows of ", stride, " elements"));
   if ((rows_a + kTileA - 1) / kTileA > 65535) throw Failure("internal: dot_candidates called with too many rows of A");
   if (type == HalfType::Fp16)
-    launch<HalfType::Fp16>(a, rows_a, b, rows_b, b_first, stride, row0, state, lists, stream);
+    launch<HalfType::Fp16>(a, rows_a, b, rows_b, b_first, stride, row0, state, filter, lists, stream);
   else
-    launch<HalfType::Bf16>(a, rows_a, b, rows_b, b_first, stride, row0, state, lists, stream);
+    launch<HalfType::Bf16>(a, rows_a, b, rows_b, b_first, stride, row0, state, filter, lists, stream);
 }
 
 void merge_candidates(const gpu::CandidateLists& lists, std::size_t rows, std::size_t row0, TopKState state,
