@@ -35,6 +35,7 @@ struct Stats {
 };
 
 Stats stats(std::vector<double> v) {
+  if (v.empty()) return {};
   std::sort(v.begin(), v.end());
   const auto at = [&](double q) { return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)]; };
   return {at(0.5), at(0.1), at(0.9)};

@@ -78,12 +78,15 @@ using Stream = CUstream_st*;
 
 // Where a fused scorer puts the scores that can still enter a row's top k (device
 // memory): row i of A owns scores/indices[i * capacity, (i + 1) * capacity) and
-// counts[i], which counts every offer, also those past the capacity.
+// counts[i], which counts every offer, also those past the capacity. A score is offered
+// when it ranks before slot `bar` of its row's running top-k (k - 1: nothing after the
+// k-th best can still enter the answer).
 struct CandidateLists {
   float* scores = nullptr;
   std::uint32_t* indices = nullptr;
   std::uint32_t* counts = nullptr;
   std::size_t capacity = 0;
+  int bar = 0;
 };
 
 // A GPU scorer: the engine hands it device memory for row blocks and a tile to fill.
@@ -107,8 +110,8 @@ class BlockScorer {
   // with k slots per row (`width`).
   virtual bool offers_candidates(int /*width*/) const { return false; }
   // Scores rows a (staged at a_slot) against rows b and offers to `lists` every score
-  // that ranks before its row's current bar, the last of the `width` slots of the
-  // running top-k (`state_scores/indices`, row-major, width per row, rows of A global).
+  // that ranks before its row's current bar, slot lists.bar of the running top-k
+  // (`state_scores/indices`, row-major, width per row, rows of A global).
   virtual void offer_candidates(const void* /*a_slot*/, RowRange /*a*/, RowRange /*b*/,
                                 const float* /*state_scores*/, const std::uint32_t* /*state_indices*/,
                                 int /*width*/, const CandidateLists& /*lists*/, Stream /*stream*/) {}

@@ -21,6 +21,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/dot_candidates.hpp"
+#include "core/cuda/dot_candidates_wgmma.hpp"
 #include "core/cuda/rank_order.cuh"
 #include "core/text.hpp"
 #include "simkit/error.hpp"
@@ -117,7 +118,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     dot_candidates_kernel(const std::uint16_t* __restrict__ a, std::size_t rows_a,
                           const std::uint16_t* __restrict__ b, std::size_t rows_b, std::size_t b_first,
                           std::size_t stride, std::size_t row0, const float* __restrict__ state_s,
-                          const std::uint32_t* __restrict__ state_i, int width,
+                          const std::uint32_t* __restrict__ state_i, int width, int bar_slot,
                           const float* __restrict__ scale, float slack, float* cand_s,
                           std::uint32_t* cand_i, std::uint32_t* counts, std::uint32_t capacity) {
   extern __shared__ __align__(128) std::uint16_t smem[];
@@ -142,7 +143,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       const std::size_t ra = a0 + warp_a + j * 8 + (lane & 3) * 2 + e;
-      const std::size_t slot = (row0 + ra) * width + width - 1;
+      const std::size_t slot = (row0 + ra) * width + bar_slot;
       bar_s[j][e] = ra < rows_a ? state_s[slot] : __int_as_float(0x7f800000);
       bar_i[j][e] = ra < rows_a ? state_i[slot] : 0u;
       if (scale != nullptr && ra < rows_a) {
@@ -298,7 +299,7 @@ void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b
   const dim3 grid(static_cast<unsigned>(tiles_a), static_cast<unsigned>(groups));
   dot_candidates_kernel<H><<<grid, kThreads, smem, stream>>>(
       static_cast<const std::uint16_t*>(a), rows_a, static_cast<const std::uint16_t*>(b), rows_b, b_first,
-      stride, row0, state.scores, state.indices, state.width, filter.scale, filter.slack, lists.scores,
+      stride, row0, state.scores, state.indices, state.width, lists.bar, filter.scale, filter.slack, lists.scores,
       lists.indices, lists.counts,
       static_cast<std::uint32_t>(lists.capacity));
   SIMKIT_CUDA_CHECK_LAUNCH();
@@ -315,6 +316,12 @@ void dot_candidates(HalfType type, const void* a, std::size_t rows_a, const void
   if (!dot_candidates_supports(stride))
     throw Failure(cat("internal: dot_candidates called with rows of ", stride, " elements"));
   if ((rows_a + kTileA - 1) / kTileA > 65535) throw Failure("internal: dot_candidates called with too many rows of A");
+#ifdef SIMKIT_HAVE_WGMMA
+  if (detail::wgmma_available(stride)) {
+    detail::launch_wgmma(type, a, rows_a, b, rows_b, b_first, stride, row0, state, filter, lists, stream);
+    return;
+  }
+#endif
   if (type == HalfType::Fp16)
     launch<HalfType::Fp16>(a, rows_a, b, rows_b, b_first, stride, row0, state, filter, lists, stream);
   else

@@ -32,7 +32,7 @@ struct Filter {
 
 // Rows of A (`rows_a`, each `stride` elements, 16-byte aligned, zero-padded) against rows
 // of B (`rows_b`, same stride; row j carries index b_first + j). Every score that ranks
-// before row i's bar (state row row0 + i, slot width - 1) is offered to lists row i.
+// before row i's bar (state row row0 + i, slot lists.bar) is offered to lists row i.
 // Products are exact in fp32 and summed in fp32 in the tensor cores' order.
 void dot_candidates(HalfType type, const void* a, std::size_t rows_a, const void* b,
                     std::size_t rows_b, std::size_t b_first, std::size_t stride, std::size_t row0,

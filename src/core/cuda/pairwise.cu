@@ -34,11 +34,13 @@ constexpr std::size_t kMaxInitialHits = std::size_t{1} << 20;
 constexpr std::size_t kPreferredA = 1024;  // rows of A per block: a GEMM's worth of queries
 // Fused path (scorer.offer_candidates): candidate slots per row of A, and the shapes it
 // serves (batches; top-k lists short enough that few scores beat the bar once the first
-// block of B has set it). Each launch offers at most kFusedGrowth times the rows seen
-// so far, so a row expects about width * kFusedGrowth candidates (random data), far
-// below the capacity, and the bars rise between launches.
-constexpr std::size_t kFusedGrowth = 4;
-constexpr std::size_t kCandidatesPerRow = 1024;
+// block of B has set it). Each launch offers at most (kFusedExpected / width) times the
+// rows seen so far, so a row expects about kFusedExpected candidates (random data), far
+// below the capacity, and the bars rise between launches. Long launches keep the
+// kernel's pipeline full but offer more candidates, which cost time in its epilogue:
+// at k = 10 (width 16), 4 times the rows seen measured faster than 16 on an H100.
+constexpr std::size_t kFusedExpected = 64;
+constexpr std::size_t kCandidatesPerRow = 2048;
 constexpr std::size_t kFusedMinRowsA = 32;
 constexpr int kFusedMaxWidth = 64;
 
@@ -224,6 +226,7 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bo
   gpu::CandidateLists lists;
   if (plan.fused) {
     lists.capacity = kCandidatesPerRow;
+    lists.bar = static_cast<int>(job.k) - 1;
     lists.scores = ensure(candidate_scores, ta * kCandidatesPerRow);
     lists.indices = ensure(candidate_indices, ta * kCandidatesPerRow);
     lists.counts = ensure(candidate_counts, ta);
@@ -266,7 +269,8 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bo
       // The first block of B set this block of A's bars; the rest of B is offered.
       if (rb.begin == tb)
         for (std::size_t first = tb; first < job.rows_b;) {
-          const RowRange chunk{first, std::min(job.rows_b, first * (kFusedGrowth + 1))};
+          const std::size_t growth = std::max<std::size_t>(2, kFusedExpected / static_cast<std::size_t>(plan.width));
+          const RowRange chunk{first, std::min(job.rows_b, first * (growth + 1))};
           first = chunk.end;
           scorer.offer_candidates(a_ptr, ra, chunk, state.scores, state.indices, plan.width, lists, cs);
           cuda::merge_candidates(lists, ra.size(), ra.begin, state, overflow.get(), cs);

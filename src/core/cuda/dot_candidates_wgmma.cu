@@ -1,0 +1,268 @@
+// The fused kernel of dot_candidates.hpp for Hopper (sm_90a): the same work as the
+// mma.sync kernel of dot_candidates.cu, on warpgroup MMA (wgmma), which reads both
+// operands straight from shared memory and runs asynchronously beside the copies.
+//
+// A block (two warpgroups) keeps 128 rows of A in shared memory and streams tiles of
+// 128 rows of B through a ring of kStages slices of 64 elements (128-byte rows, the
+// 128-byte swizzle wgmma's descriptors describe: chunk c of row r at c ^ (r % 8), in
+// 8-row atoms of 1024 bytes). Warpgroup g scores B rows 64g.. of each tile against all
+// 128 A rows with m64n128k16 instructions, 64 fp32 accumulators a thread. A slice is
+// refilled two steps after the MMAs that read it were issued, once every thread has
+// seen them complete (wgmma.wait_group 1 before the next barrier).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/dot_candidates_wgmma.hpp"
+#include "core/cuda/rank_order.cuh"
+
+namespace simkit::cuda::detail {
+
+namespace {
+
+constexpr int kTileB = 128;
+constexpr int kTileA = 128;
+constexpr int kSlice = 64;  // elements of K a stage holds (128 bytes a row)
+constexpr int kStages = 6;
+constexpr int kThreads = 256;
+constexpr unsigned kSliceBytes = kTileB * kSlice * 2;  // 16 KiB, A or B
+static_assert(kTileA == kTileB, "slices of A and B share one size");
+constexpr std::size_t kMaxSmemBytes = 227 * 1024;
+
+__host__ __device__ inline std::size_t slices_of(std::size_t stride) { return (stride + kSlice - 1) / kSlice; }
+// 1 KiB of slack: the swizzle needs 1024-byte aligned tiles, dynamic memory gives 16.
+std::size_t smem_bytes(std::size_t stride) { return (slices_of(stride) + kStages) * kSliceBytes + 1024; }
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+__device__ __forceinline__ void copy16(unsigned dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
+}
+__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void copy_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte-swizzled tile.
+__device__ __forceinline__ unsigned swizzled(int row, int chunk) {
+  return static_cast<unsigned>(row * 128 + ((chunk ^ (row & 7)) << 4));
+}
+
+// Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row atoms 1024 bytes apart.
+__device__ __forceinline__ std::uint64_t descriptor(unsigned address) {
+  return static_cast<std::uint64_t>((address & 0x3FFFF) >> 4) | (std::uint64_t{1} << 16) |
+         (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
+}
+
+template <HalfType H>
+__device__ __forceinline__ void wgmma_128(float* d, std::uint64_t desc_a, std::uint64_t desc_b, int accumulate) {
+  if constexpr (H == HalfType::Fp16) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  }
+}
+
+// Copies K slice `slice` of rows [first, first + 128) (of `count`) into a tile: 1024
+// chunks, four a thread.
+__device__ __forceinline__ void copy_slice(unsigned tile, const std::uint16_t* rows, std::size_t first,
+                                           std::size_t count, std::size_t stride, int slice) {
+  const int chunk = threadIdx.x & 7;
+  const std::size_t k = static_cast<std::size_t>(slice) * kSlice + chunk * 8;
+#pragma unroll
+  for (int n = 0; n < 4; ++n) {
+    const int row = static_cast<int>(threadIdx.x >> 3) + n * 32;
+    const bool inside = first + row < count && k < stride;
+    copy16(tile + swizzled(row, chunk), inside ? rows + (first + row) * stride + k : rows, inside ? 16 : 0);
+  }
+}
+
+#endif
+
+template <HalfType H>
+__global__ void __launch_bounds__(kThreads, 1)
+    wgmma_kernel(const std::uint16_t* __restrict__ a, std::size_t rows_a, const std::uint16_t* __restrict__ b,
+                 std::size_t rows_b, std::size_t b_first, std::size_t stride, std::size_t row0,
+                 const float* __restrict__ state_s, const std::uint32_t* __restrict__ state_i, int width,
+                 int bar_slot, const float* __restrict__ scale, float slack, float* cand_s, std::uint32_t* cand_i,
+                 std::uint32_t* counts, std::uint32_t capacity) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ __align__(1024) std::uint8_t smem_raw[];
+  const unsigned base = (static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) + 1023u) & ~1023u;
+  const int slices = static_cast<int>(slices_of(stride));
+  const unsigned ring = base;                            // kStages slices of B
+  const unsigned tile_a = base + kStages * kSliceBytes;  // every slice of A
+  const std::size_t a0 = static_cast<std::size_t>(blockIdx.x) * kTileA;
+  const std::size_t tiles = (rows_b + kTileB - 1) / kTileB;
+  const int mine = tiles > blockIdx.y ? static_cast<int>((tiles - blockIdx.y + gridDim.y - 1) / gridDim.y) : 0;
+  const int steps = mine * slices;
+  const std::size_t tile_step = static_cast<std::size_t>(gridDim.y) * kTileB;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, group = warp >> 2;
+
+  __shared__ float bar_s[kTileA];
+  __shared__ std::uint32_t bar_i[kTileA];
+  for (int t = threadIdx.x; t < kTileA; t += kThreads) {
+    const std::size_t ra = a0 + t;
+    const std::size_t slot = (row0 + ra) * width + bar_slot;
+    float s = ra < rows_a ? state_s[slot] : __int_as_float(0x7f800000);
+    std::uint32_t i = ra < rows_a ? state_i[slot] : 0u;
+    if (scale != nullptr && ra < rows_a) {  // as in dot_candidates.cu
+      s = scale[ra] > 0 ? s / scale[ra] - slack : -__int_as_float(0x7f800000);
+      i = 0xffffffffu;
+    }
+    bar_s[t] = s;
+    bar_i[t] = i;
+  }
+
+  for (int s = 0; s < slices; ++s) copy_slice(tile_a + s * kSliceBytes, a, a0, rows_a, stride, s);
+  // Steps are issued kStages - 2 ahead: the stage a step refills was last read two steps
+  // earlier, whose MMAs every thread has waited for before the barrier of this step.
+  constexpr int kAhead = kStages - 2;
+  int load_slice = 0, load_stage = 0, issued = 0;
+  std::size_t load_row0 = static_cast<std::size_t>(blockIdx.y) * kTileB;
+  const auto issue = [&] {
+    if (issued < steps) copy_slice(ring + load_stage * kSliceBytes, b, load_row0, rows_b, stride, load_slice);
+    copy_commit();
+    ++issued;
+    load_stage = load_stage + 1 == kStages ? 0 : load_stage + 1;
+    if (++load_slice == slices) {
+      load_slice = 0;
+      load_row0 += tile_step;
+    }
+  };
+#pragma unroll
+  for (int s = 0; s < kAhead; ++s) issue();
+
+  __syncthreads();  // the bars are in shared memory
+  float bar[16][2];  // this thread's A columns, 8 j + 2 (lane % 4) + c
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+#pragma unroll
+    for (int c = 0; c < 2; ++c) bar[j][c] = bar_s[8 * j + 2 * (lane & 3) + c];
+  float d[64];
+#pragma unroll
+  for (int e = 0; e < 64; ++e) d[e] = 0.0f;
+  int slice = 0, stage = 0;
+  std::size_t b0 = static_cast<std::size_t>(blockIdx.y) * kTileB;
+  for (int step = 0; step < steps; ++step) {
+    copy_wait<kAhead - 1>();
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the copies, seen by wgmma
+    __syncthreads();
+    issue();
+    const std::uint64_t desc_b = descriptor(ring + stage * kSliceBytes + group * 64 * 128);
+    const std::uint64_t desc_a = descriptor(tile_a + slice * kSliceBytes);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < kSlice / 16; ++kk)  // 32 bytes of K a step: the descriptor's address + 2
+      wgmma_128<H>(d, desc_b + 2 * kk, desc_a + 2 * kk, slice > 0 || kk > 0 ? 1 : 0);
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    stage = stage + 1 == kStages ? 0 : stage + 1;
+    if (++slice < slices) {
+      // All but this step's MMAs are done: the stage the next barrier lets the copies
+      // refill is free.
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      continue;
+    }
+    slice = 0;
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+
+    // d[4j + e]: B row 64 group + 16 (warp % 4) + lane / 4 + 8 (e / 2), A row
+    // 8 j + 2 (lane % 4) + e % 2. Nearly always no score reaches a bar: one max per A
+    // column shows that; only then, and only for those columns, the exact test, index
+    // order and atomics. (Reading the accumulators while the next tile's MMAs run would
+    // make ptxas serialize them.)
+    const int row_in_tile = group * 64 + (warp & 3) * 16 + (lane >> 2);
+    bool any = false;
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) any |= fmaxf(d[4 * j + c], d[4 * j + c + 2]) >= bar[j][c];
+    if (any) {
+#pragma unroll
+      for (int j = 0; j < 16; ++j) {
+        if (fmaxf(d[4 * j], d[4 * j + 2]) < bar[j][0] && fmaxf(d[4 * j + 1], d[4 * j + 3]) < bar[j][1]) continue;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const std::size_t rb = b0 + row_in_tile + 8 * (e >> 1);
+          const int col = 8 * j + 2 * (lane & 3) + (e & 1);
+          const float v = d[4 * j + e];
+          const auto index = static_cast<std::uint32_t>(b_first + rb);
+          if (rb < rows_b && ranks_before(v, index, bar_s[col], bar_i[col])) {
+            const std::size_t ra = a0 + col;
+            const std::uint32_t at = atomicAdd(counts + ra, 1u);
+            if (at < capacity) {
+              cand_s[ra * capacity + at] = v;
+              cand_i[ra * capacity + at] = index;
+            }
+          }
+        }
+      }
+    }
+    b0 += tile_step;
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  copy_wait<0>();
+#endif
+}
+
+template <HalfType H>
+void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b, std::size_t b_first,
+            std::size_t stride, std::size_t row0, TopKState state, const Filter& filter,
+            const gpu::CandidateLists& lists, cudaStream_t stream) {
+  const std::size_t smem = smem_bytes(stride);
+  int device = 0, sms = 0;
+  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+  SIMKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SIMKIT_CUDA_CHECK(
+      cudaFuncSetAttribute(wgmma_kernel<H>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const std::size_t tiles_a = (rows_a + kTileA - 1) / kTileA;
+  const std::size_t tiles_b = (rows_b + kTileB - 1) / kTileB;
+  // One block an SM (the rest of a wave would wait for a second one).
+  const std::size_t groups =
+      std::clamp<std::size_t>(static_cast<std::size_t>(sms) / tiles_a, 1, std::min<std::size_t>(tiles_b, 65535));
+  const dim3 grid(static_cast<unsigned>(tiles_a), static_cast<unsigned>(groups));
+  wgmma_kernel<H><<<grid, kThreads, smem, stream>>>(
+      static_cast<const std::uint16_t*>(a), rows_a, static_cast<const std::uint16_t*>(b), rows_b, b_first, stride,
+      row0, state.scores, state.indices, state.width, lists.bar, filter.scale, filter.slack, lists.scores, lists.indices,
+      lists.counts, static_cast<std::uint32_t>(lists.capacity));
+  SIMKIT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+bool wgmma_available(std::size_t stride) {
+  if (stride == 0 || smem_bytes(stride) > kMaxSmemBytes) return false;
+  static const bool hopper = [] {
+    int device = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return false;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    return major == 9 && minor == 0;
+  }();
+  return hopper;
+}
+
+void launch_wgmma(HalfType type, const void* a, std::size_t rows_a, const void* b, std::size_t rows_b,
+                  std::size_t b_first, std::size_t stride, std::size_t row0, TopKState state, const Filter& filter,
+                  const gpu::CandidateLists& lists, cudaStream_t stream) {
+  if (type == HalfType::Fp16)
+    launch<HalfType::Fp16>(a, rows_a, b, rows_b, b_first, stride, row0, state, filter, lists, stream);
+  else
+    launch<HalfType::Bf16>(a, rows_a, b, rows_b, b_first, stride, row0, state, filter, lists, stream);
+}
+
+}  // namespace simkit::cuda::detail
