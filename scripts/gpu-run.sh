@@ -7,7 +7,9 @@
 # OUT receives summary.txt, logs.tar.gz (every log and XML report) and the benchmark JSON;
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
-# SAN_TIMEOUT each, default 150) so that one slow step cannot eat the whole call.
+# SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
+# Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
+# out or a benchmark fails; 0 otherwise.
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
@@ -22,6 +24,7 @@ tar -C "$stage" -xJf .gpu/stage.tar.xz
 export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export SIMKIT_SOURCE_DIR="$root" SIMKIT_BINARY="$stage/bin/simkit" PYTHONUNBUFFERED=1
 summary=()
+failed=0  # any failing test, sanitizer report, time-out or benchmark error: exit 1
 note() { summary+=("$1"); echo "== $1"; printf '%s\n' "$1" >> "$final/progress.txt"; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/device.csv" 2>&1
@@ -39,8 +42,9 @@ if [[ " $parts " == *" tests "* ]]; then
     status=$?
     passed=$(grep -c '^\[       OK \]' "$out/$name.log")
     skipped=$(grep -c '^\[  SKIPPED \]' "$out/$name.log")
-    failed=$(grep -c '^\[  FAILED  \] .*(' "$out/$name.log")
-    note "$name: exit $status, $passed passed, $failed failed, $skipped skipped ($(( $(date +%s) - start )) s)"
+    failed_tests=$(grep -c '^\[  FAILED  \] .*(' "$out/$name.log")
+    note "$name: exit $status, $passed passed, $failed_tests failed, $skipped skipped ($(( $(date +%s) - start )) s)"
+    [ "$status" -eq 0 ] || failed=1
     grep -A6 ': Failure$' "$out/$name.log" | head -n 40
   done
 fi
@@ -64,7 +68,8 @@ if [[ " $parts " == *" sanitize "* ]]; then
       echo "exit $? for $(basename "$t")" >> "$log"
     done
     errors=$(grep -E "ERROR SUMMARY: [1-9]|exit 99" "$log" | wc -l)
-    grep -q "^exit 124" "$log" && note "compute-sanitizer $tool: TIMED OUT after $san_timeout s"
+    grep -q "^exit 124" "$log" && note "compute-sanitizer $tool: TIMED OUT after $san_timeout s" && failed=1
+    [ "$errors" -eq 0 ] || failed=1
     note "compute-sanitizer $tool: $(grep -c '^exit 0' "$log") clean runs, $errors with errors ($(( $(date +%s) - start )) s)"
   done
   unset SIMKIT_TEST_QUICK
@@ -72,7 +77,9 @@ fi
 
 if [[ " $parts " == *" bench "* ]]; then
   timeout "$step_timeout" "$stage"/bin/simkit_bench_neighbors --device cuda --json "$out/neighbors_gpu.json" > "$out/neighbors_gpu.txt" 2> "$out/neighbors_gpu.log"
-  note "simkit_bench_neighbors: exit $?"
+  status=$?
+  note "simkit_bench_neighbors: exit $status"
+  [ "$status" -eq 0 ] || failed=1
   timeout "$step_timeout" python3 bench/peers/torch_neighbors.py --json "$out/neighbors_torch.json" > "$out/neighbors_torch.txt" 2>&1
   note "torch peer: exit $?"
   cat "$out/neighbors_gpu.log" | grep -E "ceilings|agree|one query"
@@ -108,3 +115,5 @@ printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 for f in neighbors_gpu.json neighbors_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
+[ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"
+exit "$failed"
