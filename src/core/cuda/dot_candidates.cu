@@ -22,7 +22,7 @@
 #include "core/cuda/check.hpp"
 #include "core/cuda/dot_candidates.hpp"
 #include "core/cuda/dot_candidates_wgmma.hpp"
-#include "core/cuda/rank_order.cuh"
+#include "core/cuda/fused_device.cuh"
 #include "core/text.hpp"
 #include "simkit/error.hpp"
 
@@ -69,15 +69,9 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t* r, unsigned addr) {
                : "r"(addr));
 }
 
-// 16 bytes from global to shared memory; bytes = 0 writes zeros (rows or K past the end).
-__device__ __forceinline__ void copy16(unsigned dst, const void* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
-}
-__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void copy_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
+using fused::copy16;
+using fused::copy_commit;
+using fused::copy_wait;
 
 // Byte offset of element (row, 8 * chunk) in a 32-column tile: two rows share a 128-byte
 // bank window, so chunk c of row r sits at c ^ ((r / 2) % 4) and the 8 rows an ldmatrix
@@ -142,16 +136,10 @@ __global__ void __launch_bounds__(kThreads, 2)
   for (int j = 0; j < 4; ++j)
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      const std::size_t ra = a0 + warp_a + j * 8 + (lane & 3) * 2 + e;
-      const std::size_t slot = (row0 + ra) * width + bar_slot;
-      bar_s[j][e] = ra < rows_a ? state_s[slot] : __int_as_float(0x7f800000);
-      bar_i[j][e] = ra < rows_a ? state_i[slot] : 0u;
-      if (scale != nullptr && ra < rows_a) {
-        // Scores of unit A rows against a scaled bar, with slack for their rounding:
-        // every entry whose true score reaches the bar passes; index order plays no part.
-        bar_s[j][e] = scale[ra] > 0 ? bar_s[j][e] / scale[ra] - slack : -__int_as_float(0x7f800000);
-        bar_i[j][e] = 0xffffffffu;
-      }
+      const fused::Bar bar = fused::row_bar(state_s, state_i, width, bar_slot, row0,
+                                            a0 + warp_a + j * 8 + (lane & 3) * 2 + e, rows_a, scale, slack);
+      bar_s[j][e] = bar.score;
+      bar_i[j][e] = bar.index;
     }
 
   // Where this lane's ldmatrix rows start, for the two 16-wide K steps of a slice: the
@@ -168,33 +156,34 @@ __global__ void __launch_bounds__(kThreads, 2)
   const SliceCopier<kTileA> copy_a;
   const SliceCopier<kTileB> copy_b;
   for (int s = 0; s < slices; ++s) copy_a.copy(tile_a + s * kStageBytes, a, a0, rows_a, stride, s);
-  // The copy side's position in the stream: slice, stage and first row of its tile.
-  int load_slice = 0, load_stage = 0;
-  std::size_t load_row0 = static_cast<std::size_t>(blockIdx.y) * kTileB;
+  // The copy side's position in the stream of steps.
+  const std::size_t first_row = static_cast<std::size_t>(blockIdx.y) * kTileB;
+  fused::SliceCursor<kStages> load(first_row);
   int issued = 0;
   const auto issue = [&] {
-    if (issued < steps) copy_b.copy(ring + load_stage * kStageBytes, b, load_row0, rows_b, stride, load_slice);
+    if (issued < steps) copy_b.copy(ring + load.stage * kStageBytes, b, load.row0, rows_b, stride, load.slice);
     copy_commit();
     ++issued;
-    load_stage = load_stage + 1 == kStages ? 0 : load_stage + 1;
-    if (++load_slice == slices) {
-      load_slice = 0;
-      load_row0 += tile_step;
-    }
+    load.advance(slices, tile_step);
   };
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) issue();
 
   float acc[4][4][4];
+  const auto clear = [&] {
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 4; ++i)
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
+      for (int j = 0; j < 4; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+  };
+  clear();
 
+  // The compute side's position as plain counters: a second SliceCursor here measured
+  // 264 bytes of register spills at this kernel's 128-register cap.
   int slice = 0, stage = 0;
-  std::size_t b0 = static_cast<std::size_t>(blockIdx.y) * kTileB;
+  std::size_t b0 = first_row;
   for (int step = 0; step < steps; ++step) {
     copy_wait<kStages - 2>();
     __syncthreads();  // this step's slice has landed; everyone is done with the stage refilled next
@@ -250,21 +239,11 @@ __global__ void __launch_bounds__(kThreads, 2)
             const std::size_t ra = a0 + warp_a + j * 8 + (lane & 3) * 2 + (e & 1);
             const float v = acc[i][j][e];
             const auto index = static_cast<std::uint32_t>(b_first + rb);
-            if (rb < rows_b && ranks_before(v, index, bar_s[j][e & 1], bar_i[j][e & 1])) {
-              const std::uint32_t at = atomicAdd(counts + ra, 1u);
-              if (at < capacity) {
-                cand_s[ra * capacity + at] = v;
-                cand_i[ra * capacity + at] = index;
-              }
-            }
+            if (rb < rows_b && ranks_before(v, index, bar_s[j][e & 1], bar_i[j][e & 1]))
+              fused::offer(v, index, ra, counts, cand_s, cand_i, capacity);
           }
     }
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+    clear();
     b0 += tile_step;
   }
   copy_wait<0>();  // no copy may outlive the block

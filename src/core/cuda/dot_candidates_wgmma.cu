@@ -17,7 +17,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/dot_candidates_wgmma.hpp"
-#include "core/cuda/rank_order.cuh"
+#include "core/cuda/fused_device.cuh"
 
 namespace simkit::cuda::detail {
 
@@ -38,14 +38,9 @@ std::size_t smem_bytes(std::size_t stride) { return (slices_of(stride) + kStages
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-__device__ __forceinline__ void copy16(unsigned dst, const void* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
-}
-__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void copy_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
+using fused::copy16;
+using fused::copy_commit;
+using fused::copy_wait;
 
 // Byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte-swizzled tile.
 __device__ __forceinline__ unsigned swizzled(int row, int chunk) {
@@ -116,33 +111,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ float bar_s[kTileA];
   __shared__ std::uint32_t bar_i[kTileA];
   for (int t = threadIdx.x; t < kTileA; t += kThreads) {
-    const std::size_t ra = a0 + t;
-    const std::size_t slot = (row0 + ra) * width + bar_slot;
-    float s = ra < rows_a ? state_s[slot] : __int_as_float(0x7f800000);
-    std::uint32_t i = ra < rows_a ? state_i[slot] : 0u;
-    if (scale != nullptr && ra < rows_a) {  // as in dot_candidates.cu
-      s = scale[ra] > 0 ? s / scale[ra] - slack : -__int_as_float(0x7f800000);
-      i = 0xffffffffu;
-    }
-    bar_s[t] = s;
-    bar_i[t] = i;
+    const fused::Bar bar = fused::row_bar(state_s, state_i, width, bar_slot, row0, a0 + t, rows_a, scale, slack);
+    bar_s[t] = bar.score;
+    bar_i[t] = bar.index;
   }
 
   for (int s = 0; s < slices; ++s) copy_slice(tile_a + s * kSliceBytes, a, a0, rows_a, stride, s);
   // Steps are issued kStages - 2 ahead: the stage a step refills was last read two steps
   // earlier, whose MMAs every thread has waited for before the barrier of this step.
   constexpr int kAhead = kStages - 2;
-  int load_slice = 0, load_stage = 0, issued = 0;
-  std::size_t load_row0 = static_cast<std::size_t>(blockIdx.y) * kTileB;
+  const std::size_t first_row = static_cast<std::size_t>(blockIdx.y) * kTileB;
+  fused::SliceCursor<kStages> load(first_row), at(first_row);
+  int issued = 0;
   const auto issue = [&] {
-    if (issued < steps) copy_slice(ring + load_stage * kSliceBytes, b, load_row0, rows_b, stride, load_slice);
+    if (issued++ < steps) copy_slice(ring + load.stage * kSliceBytes, b, load.row0, rows_b, stride, load.slice);
     copy_commit();
-    ++issued;
-    load_stage = load_stage + 1 == kStages ? 0 : load_stage + 1;
-    if (++load_slice == slices) {
-      load_slice = 0;
-      load_row0 += tile_step;
-    }
+    load.advance(slices, tile_step);
   };
 #pragma unroll
   for (int s = 0; s < kAhead; ++s) issue();
@@ -156,28 +140,27 @@ __global__ void __launch_bounds__(kThreads, 1)
   float d[64];
 #pragma unroll
   for (int e = 0; e < 64; ++e) d[e] = 0.0f;
-  int slice = 0, stage = 0;
-  std::size_t b0 = static_cast<std::size_t>(blockIdx.y) * kTileB;
   for (int step = 0; step < steps; ++step) {
     copy_wait<kAhead - 1>();
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the copies, seen by wgmma
     __syncthreads();
     issue();
-    const std::uint64_t desc_b = descriptor(ring + stage * kSliceBytes + group * 64 * 128);
-    const std::uint64_t desc_a = descriptor(tile_a + slice * kSliceBytes);
+    const std::uint64_t desc_b = descriptor(ring + at.stage * kSliceBytes + group * 64 * 128);
+    const std::uint64_t desc_a = descriptor(tile_a + at.slice * kSliceBytes);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
     for (int kk = 0; kk < kSlice / 16; ++kk)  // 32 bytes of K a step: the descriptor's address + 2
-      wgmma_128<H>(d, desc_b + 2 * kk, desc_a + 2 * kk, slice > 0 || kk > 0 ? 1 : 0);
+      wgmma_128<H>(d, desc_b + 2 * kk, desc_a + 2 * kk, at.slice > 0 || kk > 0 ? 1 : 0);
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    stage = stage + 1 == kStages ? 0 : stage + 1;
-    if (++slice < slices) {
+    const std::size_t b0 = at.row0;
+    const bool last = at.slice + 1 == slices;
+    at.advance(slices, tile_step);
+    if (!last) {
       // All but this step's MMAs are done: the stage the next barrier lets the copies
       // refill is free.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       continue;
     }
-    slice = 0;
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 
     // d[4j + e]: B row 64 group + 16 (warp % 4) + lane / 4 + 8 (e / 2), A row
@@ -201,18 +184,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int col = 8 * j + 2 * (lane & 3) + (e & 1);
           const float v = d[4 * j + e];
           const auto index = static_cast<std::uint32_t>(b_first + rb);
-          if (rb < rows_b && ranks_before(v, index, bar_s[col], bar_i[col])) {
-            const std::size_t ra = a0 + col;
-            const std::uint32_t at = atomicAdd(counts + ra, 1u);
-            if (at < capacity) {
-              cand_s[ra * capacity + at] = v;
-              cand_i[ra * capacity + at] = index;
-            }
-          }
+          if (rb < rows_b && ranks_before(v, index, bar_s[col], bar_i[col]))
+            fused::offer(v, index, a0 + col, counts, cand_s, cand_i, capacity);
         }
       }
     }
-    b0 += tile_step;
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   copy_wait<0>();
