@@ -90,6 +90,16 @@ def main(binary):
     for i, q in enumerate(["king - man + woman", "e-mail c++ -man", "king", "- king", "+x - -", "  queen\t+ zero ",
                            "man - man", "-", "king + + man", "\u65e5\u672c"]):
         put("query", f"q{i}.txt", q)
+    # CTPH: signatures as ssdeep writes them (one pair a file), and bytes to hash.
+    for i, pair in enumerate([
+            "3:abcdefgh:abcd\n3:abcdefgh:abcd",
+            "96:KQhaGCVZGhr83h3bc0ok3892m12wzgnMpGyPqHTStMm:KQhaGCVZGhr83h3bc0ok3892m12wzgnMs\n"
+            "96:KQhaGCVZGhr83h3bc0ok3892m12wzgnMpGyPqHTStMx:KQhaGCVZGhr83h3bc0ok3892m12wzgnMs",
+            "48:aaaaaaaabcdefghij:bbbbbbbcdefgh,\"file\"\n96:bcdefghijkl:cdefghijk",
+            "-3:abc:def\n 3:abc:def", ":\n:", "12288:" + "A" * 70 + ":B\n6144:C:" + "A" * 64]):
+        put("ctph", f"pair{i}.txt", pair)
+    put("ctph", "text.txt", "".join(lines))
+    put("ctph", "zeros.bin", bytes(5000))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
   libcli11-dev libfmt-dev nlohmann-json3-dev libxxhash-dev libtbb-dev libopenblas-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev)
+  clang libclang-rt-14-dev
+  ssdeep libfuzzy-dev)  # the reference that the CTPH tests compare with (never linked into simkit)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(python3-numpy python3-faiss libopenblas0-openmp hyperfine) ;;

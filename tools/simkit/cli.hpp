@@ -46,5 +46,6 @@ void note(const std::string& line);
 using Runner = std::function<int()>;
 Runner add_neighbors_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);
+Runner add_hash_command(CLI::App& app);
 
 }  // namespace simkit::cli

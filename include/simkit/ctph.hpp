@@ -1,0 +1,62 @@
+// Context-triggered piecewise hashing (CTPH), compatible with ssdeep 2.14.1 / libfuzzy:
+// the same signatures ("blocksize:first:second") and the same match scores.
+//
+// A rolling hash over the last 7 bytes marks piece boundaries; each piece contributes
+// one base64 character (the low 6 bits of an FNV-style hash of the piece) to the first
+// part, computed at the block size, and to the second part, at twice the block size.
+// The block size is 3 * 2^n, the smallest whose first part reaches 32 characters.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace simkit::ctph {
+
+inline constexpr std::size_t kSignatureLength = 64;  // the first part at most
+inline constexpr std::uint64_t kMinBlockSize = 3;
+
+// The signature of `data` exactly as ssdeep prints it (without the file name).
+std::string hash(std::span<const unsigned char> data);
+
+// Incremental form: feed bytes in any pieces, then digest. `total` (the whole input's
+// length) must be known in advance, as ssdeep's file hashing knows it, because it
+// decides when smaller block sizes can be dropped.
+class Hasher {
+ public:
+  explicit Hasher(std::uint64_t total);
+  void update(std::span<const unsigned char> bytes);
+  std::string digest() const;
+
+ private:
+  struct Block {
+    char digest[kSignatureLength];
+    char half_digest;
+    std::uint32_t length;
+  };
+  void step(unsigned char c);
+  void fork();
+  void reduce();
+
+  std::uint64_t total_;
+  std::uint64_t seen_ = 0;
+  std::uint32_t first_ = 0, end_ = 1;  // live block sizes: 3 << first_ .. 3 << (end_ - 1)
+  Block blocks_[31];
+  // The open piece's hash per block size, and its hash for the cut second part: apart
+  // from the blocks, so that the per-byte update runs over two short arrays.
+  std::uint32_t h_[31], half_h_[31];
+  // The rolling hash over the last 7 bytes.
+  unsigned char window_[7] = {};
+  std::uint32_t h1_ = 0, h2_ = 0, h3_ = 0, n_ = 0;  // n_: the window's oldest slot
+};
+
+// The similarity of two signatures, 0 (unrelated) to 100, as libfuzzy's fuzzy_compare:
+// block sizes must be equal or double, runs of more than three equal characters count
+// as three, parts must share a 7-character substring, then a weighted edit distance
+// scaled to 0..100, capped for small block sizes. Text after a comma (ssdeep's
+// ",filename") is ignored. Returns -1 for a malformed signature.
+int compare(std::string_view a, std::string_view b);
+
+}  // namespace simkit::ctph

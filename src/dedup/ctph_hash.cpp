@@ -1,0 +1,135 @@
+// CTPH signatures, step for step as libfuzzy 2.14.1 computes them (see ctph.hpp), so
+// that the output is byte-identical: the same piece boundaries, the same block-size
+// choice and the same treatment of the signature's tail.
+#include <algorithm>
+
+#include "simkit/ctph.hpp"
+
+namespace simkit::ctph {
+
+namespace {
+
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr std::uint32_t kWindow = 7;
+constexpr std::uint32_t kHashPrime = 0x01000193;
+constexpr std::uint32_t kHashInit = 0x28021967;
+constexpr std::uint32_t kBlockSizes = 31;
+
+constexpr std::uint64_t block_size(std::uint32_t i) { return kMinBlockSize << i; }
+constexpr std::uint32_t piece_hash(unsigned char c, std::uint32_t h) { return (h * kHashPrime) ^ c; }
+
+}  // namespace
+
+Hasher::Hasher(std::uint64_t total) : total_(total) {
+  blocks_[0] = Block{{}, '\0', 0};
+  h_[0] = half_h_[0] = kHashInit;
+}
+
+void Hasher::update(std::span<const unsigned char> bytes) {
+  for (const unsigned char c : bytes) step(c);
+  seen_ += bytes.size();
+}
+
+// The rolling hash of the last 7 bytes: window_ is a ring, slot_ its oldest byte.
+
+// A new block size starts from the largest live one's state, the first time that one
+// ends a piece.
+void Hasher::fork() {
+  if (end_ >= kBlockSizes) return;
+  blocks_[end_] = Block{{}, '\0', 0};
+  h_[end_] = h_[end_ - 1];
+  half_h_[end_] = half_h_[end_ - 1];
+  ++end_;
+}
+
+// The smallest block size is dropped once the input is too long for it to be chosen and
+// the next one already has half a signature.
+void Hasher::reduce() {
+  if (end_ - first_ < 2) return;
+  if (block_size(first_) * kSignatureLength >= total_) return;
+  if (blocks_[first_ + 1].length < kSignatureLength / 2) return;
+  ++first_;
+}
+
+void Hasher::step(unsigned char c) {
+  h2_ -= h1_;
+  h2_ += kWindow * c;
+  h1_ += c;
+  h1_ -= window_[n_];
+  window_[n_] = c;
+  n_ = n_ + 1 == kWindow ? 0 : n_ + 1;
+  h3_ = (h3_ << 5) ^ c;
+  const std::uint32_t roll = h1_ + h2_ + h3_;
+
+  for (std::uint32_t i = first_; i < end_; ++i) {
+    h_[i] = piece_hash(c, h_[i]);
+    half_h_[i] = piece_hash(c, half_h_[i]);
+  }
+  // roll ends a piece at block size 3 * 2^i when roll + 1 is a multiple of it (in 64
+  // bits, so that 2^32 - 1 does not wrap): a multiply for the 3, a mask for the 2^i. A
+  // boundary at 3 * 2^(i+1) is one at 3 * 2^i too, so the first miss ends the loop.
+  const std::uint64_t next = std::uint64_t{roll} + 1;
+  if (next % kMinBlockSize != 0) return;
+  for (std::uint32_t i = first_; i < end_; ++i) {
+    if ((next & ((std::uint64_t{1} << i) - 1)) != 0) break;
+    Block& b = blocks_[i];
+    if (b.length == 0) fork();
+    b.digest[b.length] = kBase64[h_[i] % 64];
+    b.half_digest = kBase64[half_h_[i] % 64];
+    if (b.length < kSignatureLength - 1) {
+      // Room for more: the piece ends here. (At the last place the hash runs on, so
+      // the signature's last character stands for the whole tail.)
+      b.digest[++b.length] = '\0';
+      h_[i] = kHashInit;
+      if (b.length < kSignatureLength / 2) {
+        half_h_[i] = kHashInit;
+        b.half_digest = '\0';
+      }
+    } else {
+      reduce();
+    }
+  }
+}
+
+std::string Hasher::digest() const {
+  // The block size: the smallest at which a signature of the whole input fits, then
+  // down to the largest live one, then down while the signature is under half length.
+  std::uint32_t i = first_;
+  while (block_size(i) * kSignatureLength < total_ && i + 1 < kBlockSizes) ++i;
+  while (i >= end_) --i;
+  while (i > first_ && blocks_[i].length < kSignatureLength / 2) --i;
+
+  // Each part ends with the piece still open (when the rolling hash is not zero), or
+  // else with the character a full signature wrote at its last place.
+  const std::uint32_t roll = h1_ + h2_ + h3_;
+  const Block& first = blocks_[i];
+  std::string out = std::to_string(block_size(i)) + ":";
+  out.append(first.digest, first.length);
+  if (roll != 0)
+    out += kBase64[h_[i] % 64];
+  else if (first.length < kSignatureLength && first.digest[first.length] != '\0')
+    out += first.digest[first.length];
+  out += ':';
+  if (i + 1 < end_) {
+    // The second part, at twice the block size, is cut to half length; its open piece
+    // is the half hash, which stopped resetting there.
+    const Block& second = blocks_[i + 1];
+    const std::uint32_t length = std::min<std::uint32_t>(second.length, kSignatureLength / 2 - 1);
+    out.append(second.digest, length);
+    if (roll != 0)
+      out += kBase64[half_h_[i + 1] % 64];
+    else if (second.digest[length] != '\0')
+      out += second.half_digest;
+  } else if (roll != 0) {
+    out += kBase64[h_[i] % 64];
+  }
+  return out;
+}
+
+std::string hash(std::span<const unsigned char> data) {
+  Hasher hasher(data.size());
+  hasher.update(data);
+  return hasher.digest();
+}
+
+}  // namespace simkit::ctph
