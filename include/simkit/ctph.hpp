@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace simkit::ctph {
 
@@ -51,6 +52,25 @@ class Hasher {
   unsigned char window_[7] = {};
   std::uint32_t h1_ = 0, h2_ = 0, h3_ = 0, n_ = 0;  // n_: the window's oldest slot
 };
+
+// A signature read once for many comparisons: block size, and both parts with runs of
+// more than three equal characters cut to three, each with the set of its 7-character
+// substrings (packed, sorted) and a 64-bit summary of that set for a quick "nothing in
+// common".
+struct Prepared {
+  std::uint64_t block_size = 0;
+  struct Part {
+    std::string text;
+    std::vector<std::uint64_t> runs;  // 7-character substrings, 8 bits a character
+    std::uint64_t summary = 0;        // bit (substring hash % 64) of each
+  } first, second;
+};
+
+// Reads a signature as libfuzzy does (see compare); false when it is malformed.
+bool prepare(std::string_view signature, Prepared& out);
+
+// compare() on prepared signatures: the same score.
+int compare(const Prepared& a, const Prepared& b);
 
 // The similarity of two signatures, 0 (unrelated) to 100, as libfuzzy's fuzzy_compare:
 // block sizes must be equal or double, runs of more than three equal characters count

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
-#include <vector>
 
 #include "simkit/ctph.hpp"
 
@@ -12,11 +11,6 @@ namespace simkit::ctph {
 namespace {
 
 constexpr std::size_t kCommonRun = 7;  // the parts must share a substring this long
-
-struct Parsed {
-  std::uint64_t block_size = 0;
-  std::string first, second;  // runs of more than three equal characters cut to three
-};
 
 // Runs of more than three equal characters count as three.
 std::string without_long_runs(std::string_view s) {
@@ -27,49 +21,46 @@ std::string without_long_runs(std::string_view s) {
   return out;
 }
 
-// As libfuzzy reads a signature: the block size as strtoul reads it (leading blanks and a
-// sign allowed, too large a number saturating), then ':', the first part, ':', and the
-// second part up to a ',' or the end. A part longer than 64 characters once its runs
-// are cut is malformed.
-bool parse(std::string_view s, Parsed& out) {
-  const std::size_t colon = s.find(':');
-  if (colon == std::string_view::npos) return false;
-  const std::string head(s.substr(0, colon));
-  char* end = nullptr;
-  out.block_size = std::strtoull(head.c_str(), &end, 10);
-  if (end == head.c_str() || end != head.c_str() + head.size()) return false;
-  s.remove_prefix(colon + 1);
-  const std::size_t second_colon = s.find(':');
-  if (second_colon == std::string_view::npos) return false;
-  std::string_view second = s.substr(second_colon + 1);
-  second = second.substr(0, second.find(','));
-  out.first = without_long_runs(s.substr(0, second_colon));
-  out.second = without_long_runs(second);
-  return out.first.size() <= kSignatureLength && out.second.size() <= kSignatureLength;
+Prepared::Part prepare_part(std::string_view text) {
+  Prepared::Part part{without_long_runs(text), {}, 0};
+  const std::string& t = part.text;
+  for (std::size_t i = 0; i + kCommonRun <= t.size(); ++i) {
+    std::uint64_t packed = 0;
+    for (std::size_t k = 0; k < kCommonRun; ++k) packed = packed << 8 | static_cast<unsigned char>(t[i + k]);
+    part.runs.push_back(packed);
+    part.summary |= std::uint64_t{1} << ((packed * 0x9E3779B97F4A7C15ull) >> 58);
+  }
+  std::sort(part.runs.begin(), part.runs.end());
+  return part;
 }
 
-bool share_run(std::string_view a, std::string_view b) {
-  if (a.size() < kCommonRun || b.size() < kCommonRun) return false;
-  for (std::size_t i = 0; i + kCommonRun <= a.size(); ++i)
-    if (b.find(a.substr(i, kCommonRun)) != std::string_view::npos) return true;
+// Whether the parts share a 7-character substring: the summaries first, then the sets.
+bool share_run(const Prepared::Part& a, const Prepared::Part& b) {
+  if ((a.summary & b.summary) == 0) return false;
+  auto i = a.runs.begin(), j = b.runs.begin();
+  while (i != a.runs.end() && j != b.runs.end()) {
+    if (*i == *j) return true;
+    if (*i < *j) ++i; else ++j;
+  }
   return false;
 }
 
 // Insertions and deletions cost 1, a substitution 2.
 std::uint32_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::uint32_t> row(b.size() + 1), next(b.size() + 1);
+  std::uint32_t row[kSignatureLength + 1], next[kSignatureLength + 1];
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<std::uint32_t>(j);
   for (std::size_t i = 1; i <= a.size(); ++i) {
     next[0] = static_cast<std::uint32_t>(i);
     for (std::size_t j = 1; j <= b.size(); ++j)
       next[j] = std::min({row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 2u)});
-    std::swap(row, next);
+    std::copy(next, next + b.size() + 1, row);
   }
   return row[b.size()];
 }
 
-std::uint32_t score_parts(std::string_view a, std::string_view b, std::uint64_t block_size) {
-  if (!share_run(a, b)) return 0;
+std::uint32_t score_parts(const Prepared::Part& pa, const Prepared::Part& pb, std::uint64_t block_size) {
+  const std::string_view a = pa.text, b = pb.text;
+  if (a.size() > kSignatureLength || b.size() > kSignatureLength || !share_run(pa, pb)) return 0;
   std::uint64_t score = edit_distance(a, b);
   score = score * kSignatureLength / (a.size() + b.size());
   score = 100 * score / kSignatureLength;
@@ -82,16 +73,42 @@ std::uint32_t score_parts(std::string_view a, std::string_view b, std::uint64_t 
 
 }  // namespace
 
-int compare(std::string_view a, std::string_view b) {
-  Parsed x, y;
-  if (!parse(a, x) || !parse(b, y)) return -1;
+// As libfuzzy reads a signature: the block size as strtoul reads it (leading blanks and a
+// sign allowed, too large a number saturating), then ':', the first part, ':', and the
+// second part up to a ',' or the end. A part longer than 64 characters once its runs
+// are cut is malformed.
+bool prepare(std::string_view s, Prepared& out) {
+  const std::size_t colon = s.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string head(s.substr(0, colon));
+  char* end = nullptr;
+  out.block_size = std::strtoull(head.c_str(), &end, 10);
+  if (end == head.c_str() || end != head.c_str() + head.size()) return false;
+  s.remove_prefix(colon + 1);
+  const std::size_t second_colon = s.find(':');
+  if (second_colon == std::string_view::npos) return false;
+  std::string_view second = s.substr(second_colon + 1);
+  second = second.substr(0, second.find(','));
+  out.first = prepare_part(s.substr(0, second_colon));
+  out.second = prepare_part(second);
+  return out.first.text.size() <= kSignatureLength && out.second.text.size() <= kSignatureLength;
+}
+
+int compare(const Prepared& x, const Prepared& y) {
   const std::uint64_t bx = x.block_size, by = y.block_size;
   // Block sizes must be equal or one double the other.
   if (bx != by && (bx > UINT64_MAX / 2 || bx * 2 != by) && (bx % 2 == 1 || bx / 2 != by)) return 0;
-  if (bx == by && x.first == y.first && x.second == y.second) return 100;
-  if (bx == by) return static_cast<int>(std::max(score_parts(x.first, y.first, bx), score_parts(x.second, y.second, bx * 2)));
+  if (bx == by && x.first.text == y.first.text && x.second.text == y.second.text) return 100;
+  if (bx == by)
+    return static_cast<int>(std::max(score_parts(x.first, y.first, bx), score_parts(x.second, y.second, bx * 2)));
   if (bx * 2 == by) return static_cast<int>(score_parts(x.second, y.first, by));
   return static_cast<int>(score_parts(x.first, y.second, bx));
+}
+
+int compare(std::string_view a, std::string_view b) {
+  Prepared x, y;
+  if (!prepare(a, x) || !prepare(b, y)) return -1;
+  return compare(x, y);
 }
 
 }  // namespace simkit::ctph

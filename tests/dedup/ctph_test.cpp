@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "simkit/ctph.hpp"
+#include "simkit/dedup.hpp"
 #include "test_support.hpp"
 
 namespace simkit {
@@ -136,6 +137,30 @@ TEST(Ctph, ScoresEqualLibfuzzyOnRealAndNearDuplicatePairs) {
     }
   EXPECT_GE(compared + near_pairs, test::quick() ? 1000u : 10'000u);
   EXPECT_GT(high, near_pairs / 2);  // the planted near-duplicates mostly score high
+}
+
+// All pairs of real signatures and their near-duplicates: the matcher's list equals the
+// brute-force list of libfuzzy's scores, at two thresholds.
+TEST(CtphMatch, AllPairsEqualBruteForce) {
+  test::Random random;
+  std::vector<std::string> signatures;
+  for (const fs::path& f : real_files(test::quick() ? 60 : 300, 0)) {
+    const Bytes data = read_bytes(f);
+    signatures.push_back(reference_hash(data));
+    signatures.push_back(reference_hash(edited(data, random)));
+  }
+  std::vector<ctph::Prepared> prepared(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i]));
+  for (int threshold : {1, 60}) {
+    std::vector<dedup::Match> want;
+    for (std::uint32_t i = 0; i < signatures.size(); ++i)
+      for (std::uint32_t j = i + 1; j < signatures.size(); ++j)
+        if (const int s = fuzzy_compare(signatures[i].c_str(), signatures[j].c_str()); s >= threshold)
+          want.push_back({i, j, s});
+    const auto got = dedup::match_all(prepared, threshold);
+    EXPECT_EQ(got, want) << "threshold " << threshold;
+    EXPECT_GE(want.size(), signatures.size() / 4);  // the planted pairs at least
+  }
 }
 
 TEST(Ctph, OddSignaturesScoreAsLibfuzzyScoresThem) {
