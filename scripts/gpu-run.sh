@@ -22,6 +22,7 @@ root=$PWD
 stage=$(mktemp -d)
 tar -C "$stage" -xJf .gpu/stage.tar.xz
 export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$stage/bin:$PATH"  # the staged test peers (ssdeep)
 export SIMKIT_SOURCE_DIR="$root" SIMKIT_BINARY="$stage/bin/simkit" PYTHONUNBUFFERED=1
 summary=()
 failed=0  # any failing test, sanitizer report, time-out or benchmark error: exit 1

@@ -12,6 +12,8 @@ cmake --build build-gpu
 rm -rf .gpu
 mkdir -p .gpu/bin .gpu/lib
 cp build-gpu/simkit build-gpu/tests/simkit_*_tests build-gpu/bench/simkit_bench_* .gpu/bin/
+# The ssdeep program is a test peer the GPU machine lacks (its library comes along below).
+cp "$(command -v ssdeep)" .gpu/bin/
 strip --strip-unneeded .gpu/bin/*
 # Libraries the machine lacks: everything but the C/C++ runtime and CUDA's own.
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart)'

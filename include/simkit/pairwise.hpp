@@ -106,9 +106,8 @@ class BlockScorer {
   // Writes score(i, j) to tile[(i - a.begin) * ld + (j - b.begin)] (device memory).
   virtual void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b,
                      float* tile, std::size_t ld, Stream stream) = 0;
-  // Optional fused path (B resident only): true when offer_candidates() works for jobs
-  // with k slots per row (`width`).
-  virtual bool offers_candidates(int /*width*/) const { return false; }
+  // Optional fused path (B resident only): true when offer_candidates() works.
+  virtual bool offers_candidates() const { return false; }
   // Scores rows a (staged at a_slot) against rows b and offers to `lists` every score
   // that ranks before its row's current bar, slot lists.bar of the running top-k
   // (`state_scores/indices`, row-major, width per row, rows of A global).

@@ -2,9 +2,10 @@
 // to 16 bytes) and stays on the device between batches. A batch of up to four queries
 // is scored by a bandwidth-bound kernel that reads each model row once (16-byte loads,
 // warp-shuffle sums); larger batches by cuBLAS (fp32, tf32, fp16 or bf16 tensor cores).
-// Selection is the pairwise engine's; at fp16/bf16 it scores most of a batch with the
-// fused kernel (cuda::dot_candidates), which keeps scores in registers and emits only
-// the few that can still enter a top k.
+// Selection is the pairwise engine's; it scores most of a batch with the fused kernel
+// (cuda::dot_candidates), which keeps scores in registers and emits only the few that
+// can still enter a top k: on the stored rows at fp16/bf16, on an fp16 copy of them at
+// fp32/tf32, whose candidates are then rescored in fp32.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -224,7 +225,7 @@ struct GpuIndex final : gpu::BlockScorer {
   bool resident = false;
   cuda::DeviceBuffer<std::byte> vectors;   // resident unit rows
   // fp32/tf32: an fp16 copy of the resident rows for the fused filter (when memory
-  // allows), and the batch block's unit rows and norms in fp16.
+  // allows), and the A block's unit rows in fp16 with their norms (made by load_a).
   cuda::DeviceBuffer<__half> shadow, shadow_queries;
   cuda::DeviceBuffer<float> query_norms;
   std::size_t shadow_stride = 0;
@@ -346,12 +347,22 @@ struct GpuIndex final : gpu::BlockScorer {
     const std::size_t offset = rows.begin * model.dim, count = rows.size() * model.dim;
     std::memcpy(pinned_directions.get() + offset, directions + offset, count * sizeof(float));
     convert_rows(pinned_directions.get() + offset, rows.size(), nullptr, slot, staging_a, stream);
+    if (shadow.size() > 0) {
+      // Once a block: the fp16 unit rows every launch of the fused filter reads.
+      if (shadow_queries.size() < rows.size() * shadow_stride) {
+        shadow_queries = cuda::DeviceBuffer<__half>(rows.size() * shadow_stride);
+        query_norms = cuda::DeviceBuffer<float>(rows.size());
+      }
+      unit_half_rows<<<static_cast<unsigned>((rows.size() + 7) / 8), 256, 0, stream>>>(
+          static_cast<const float*>(slot), rows.size(), stride, shadow_queries.get(), shadow_stride, query_norms.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+    }
   }
   void load_b(RowRange rows, void* slot, gpu::Stream stream) override {
     convert_rows(model.vectors + rows.begin * model.dim, rows.size(), model.norms + rows.begin, slot,
                  staging_b, stream);
   }
-  bool offers_candidates(int /*width*/) const override {
+  bool offers_candidates() const override {
     if (shadow.size() > 0) return true;
     return resident && (precision == Precision::Fp16 || precision == Precision::Bf16) &&
            cuda::dot_candidates_supports(stride);
@@ -368,16 +379,9 @@ struct GpuIndex final : gpu::BlockScorer {
                            state, cuda::Filter{}, lists, stream);
       return;
     }
-    // fp32/tf32: filter with the fp16 copies and slack, then give the survivors their
-    // exact scores before the engine merges them.
-    if (shadow_queries.size() < a.size() * shadow_stride) {
-      shadow_queries = cuda::DeviceBuffer<__half>(a.size() * shadow_stride);
-      query_norms = cuda::DeviceBuffer<float>(a.size());
-    }
+    // fp32/tf32: filter with the fp16 copies (made by load_a) and slack, then give the
+    // survivors their exact scores before the engine merges them.
     const auto* queries = static_cast<const float*>(a_slot);
-    unit_half_rows<<<static_cast<unsigned>((a.size() + 7) / 8), 256, 0, stream>>>(
-        queries, a.size(), stride, shadow_queries.get(), shadow_stride, query_norms.get());
-    SIMKIT_CUDA_CHECK_LAUNCH();
     cuda::dot_candidates(cuda::HalfType::Fp16, shadow_queries.get(), a.size(), shadow.get() + b.begin * shadow_stride,
                          b.size(), b.begin, shadow_stride, a.begin, state,
                          cuda::Filter{query_norms.get(), kShadowSlack}, lists, stream);

@@ -78,7 +78,7 @@ class HalfDotScorer final : public gpu::BlockScorer {
                                                 b.size(), dim_, stride_, tile, ld);
     SIMKIT_CUDA_CHECK_LAUNCH();
   }
-  bool offers_candidates(int) const override { return cuda::dot_candidates_supports(stride_); }
+  bool offers_candidates() const override { return cuda::dot_candidates_supports(stride_); }
   void offer_candidates(const void* a_slot, RowRange a, RowRange b, const float* state_scores,
                         const std::uint32_t* state_indices, int width, const gpu::CandidateLists& lists,
                         gpu::Stream stream) override {

@@ -37,29 +37,29 @@ constexpr int kStages = 4;
 constexpr int kThreads = 256;
 constexpr unsigned kStageBytes = kTileB * kSlice * 2;  // one slice of a tile (A or B)
 static_assert(kTileA == kTileB, "slices of A and B share one size");
-constexpr std::size_t kMaxSmemBytes = 227 * 1024;  // per block on sm_90
+constexpr std::size_t kMaxSmemBytes = fused::kMaxSharedBytes;  // dynamic: no static shared memory
 
 __host__ __device__ inline std::size_t slices_of(std::size_t stride) { return (stride + kSlice - 1) / kSlice; }
 std::size_t smem_bytes(std::size_t stride) {
   return slices_of(stride) * kTileA * kSlice * 2 + kStages * kStageBytes;
 }
 
+// One m16n8k16 MMA (fp32 accumulators); the same for both half types but for their
+// names (TYPE: "f16" or "bf16").
+#define SIMKIT_MMA_16816(TYPE)                                                              \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE ".f32 "               \
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"                    \
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                             \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+
 template <HalfType H>
 __device__ __forceinline__ void mma_16816(float* c, const std::uint32_t* a, const std::uint32_t* b) {
-  if constexpr (H == HalfType::Fp16) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  }
+  if constexpr (H == HalfType::Fp16)
+    SIMKIT_MMA_16816("f16");
+  else
+    SIMKIT_MMA_16816("bf16");
 }
+#undef SIMKIT_MMA_16816
 
 // ldmatrix and cp.async take 32-bit shared-memory addresses; computing them once per
 // thread keeps the integer pipes free for the loop's real work.
@@ -262,18 +262,20 @@ template <HalfType H>
 void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b, std::size_t b_first,
             std::size_t stride, std::size_t row0, TopKState state, const Filter& filter,
             const gpu::CandidateLists& lists, cudaStream_t stream) {
+  static const bool configured = [] {  // once: the most shared memory any row length needs
+    SIMKIT_CUDA_CHECK(cudaFuncSetAttribute(dot_candidates_kernel<H>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(kMaxSmemBytes)));
+    return true;
+  }();
+  (void)configured;
   const std::size_t smem = smem_bytes(stride);
-  int device = 0, sms = 0, per_sm = 0;
-  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
-  SIMKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  SIMKIT_CUDA_CHECK(cudaFuncSetAttribute(dot_candidates_kernel<H>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
+  int per_sm = 0;
   SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_candidates_kernel<H>, kThreads, smem));
   // One wave: each block streams every gridDim.y-th tile of B. Blocks with the same y
   // (the A tiles) read the same tiles of B at about the same time, once from memory.
   const std::size_t tiles_a = (rows_a + kTileA - 1) / kTileA;
   const std::size_t tiles_b = (rows_b + kTileB - 1) / kTileB;
-  const std::size_t wave = static_cast<std::size_t>(sms) * std::max(per_sm, 1);
+  const std::size_t wave = static_cast<std::size_t>(sm_count()) * std::max(per_sm, 1);
   const std::size_t groups = std::clamp<std::size_t>((wave + tiles_a - 1) / tiles_a, 1, std::min<std::size_t>(tiles_b, 65535));
   const dim3 grid(static_cast<unsigned>(tiles_a), static_cast<unsigned>(groups));
   dot_candidates_kernel<H><<<grid, kThreads, smem, stream>>>(

@@ -30,7 +30,7 @@ constexpr int kStages = 6;
 constexpr int kThreads = 256;
 constexpr unsigned kSliceBytes = kTileB * kSlice * 2;  // 16 KiB, A or B
 static_assert(kTileA == kTileB, "slices of A and B share one size");
-constexpr std::size_t kMaxSmemBytes = 227 * 1024;
+constexpr std::size_t kMaxSmemBytes = fused::kMaxSharedBytes - kTileA * 8;  // dynamic, beside the bars
 
 __host__ __device__ inline std::size_t slices_of(std::size_t stride) { return (stride + kSlice - 1) / kSlice; }
 // 1 KiB of slack: the swizzle needs 1024-byte aligned tiles, dynamic memory gives 16.
@@ -53,24 +53,23 @@ __device__ __forceinline__ std::uint64_t descriptor(unsigned address) {
          (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
 }
 
+// One m64n128k16 MMA of the warpgroup, both operands from shared memory; the same
+// instruction for both half types but for its type names (TYPE: "f16" or "bf16").
+#define SIMKIT_WGMMA_128(TYPE)                                                                  \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                   \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " "                 \
+               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"                                      \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+
 template <HalfType H>
 __device__ __forceinline__ void wgmma_128(float* d, std::uint64_t desc_a, std::uint64_t desc_b, int accumulate) {
-  if constexpr (H == HalfType::Fp16) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-  } else {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-  }
+  if constexpr (H == HalfType::Fp16)
+    SIMKIT_WGMMA_128("f16");
+  else
+    SIMKIT_WGMMA_128("bf16");
 }
+#undef SIMKIT_WGMMA_128
 
 // Copies K slice `slice` of rows [first, first + 128) (of `count`) into a tile: 1024
 // chunks, four a thread.
@@ -199,17 +198,18 @@ template <HalfType H>
 void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b, std::size_t b_first,
             std::size_t stride, std::size_t row0, TopKState state, const Filter& filter,
             const gpu::CandidateLists& lists, cudaStream_t stream) {
+  static const bool configured = [] {  // once: the most shared memory any row length needs
+    SIMKIT_CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<H>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(kMaxSmemBytes)));
+    return true;
+  }();
+  (void)configured;
   const std::size_t smem = smem_bytes(stride);
-  int device = 0, sms = 0;
-  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
-  SIMKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  SIMKIT_CUDA_CHECK(
-      cudaFuncSetAttribute(wgmma_kernel<H>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const std::size_t tiles_a = (rows_a + kTileA - 1) / kTileA;
   const std::size_t tiles_b = (rows_b + kTileB - 1) / kTileB;
   // One block an SM (the rest of a wave would wait for a second one).
   const std::size_t groups =
-      std::clamp<std::size_t>(static_cast<std::size_t>(sms) / tiles_a, 1, std::min<std::size_t>(tiles_b, 65535));
+      std::clamp<std::size_t>(static_cast<std::size_t>(sm_count()) / tiles_a, 1, std::min<std::size_t>(tiles_b, 65535));
   const dim3 grid(static_cast<unsigned>(tiles_a), static_cast<unsigned>(groups));
   wgmma_kernel<H><<<grid, kThreads, smem, stream>>>(
       static_cast<const std::uint16_t*>(a), rows_a, static_cast<const std::uint16_t*>(b), rows_b, b_first, stride,

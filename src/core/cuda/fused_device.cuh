@@ -10,6 +10,9 @@
 
 namespace simkit::cuda::fused {
 
+// Shared memory one block may use on sm_90 (static and dynamic together).
+inline constexpr std::size_t kMaxSharedBytes = 227 * 1024;
+
 // 16 bytes from global to shared memory (a 32-bit shared address); bytes = 0 writes
 // zeros (rows or K past the end).
 __device__ __forceinline__ void copy16(unsigned dst, const void* src, int bytes) {

@@ -109,6 +109,9 @@ float elapsed_ms(const Event& start, const Event& stop);
 // device has no persisting L2 or refuses.
 void keep_in_l2(void* ptr, std::size_t bytes, cudaStream_t stream);
 
+// Multiprocessors of the current device (asked once per device).
+int sm_count();
+
 // Selects `device` for the calling thread for the lifetime of the guard.
 class DeviceGuard {
  public:

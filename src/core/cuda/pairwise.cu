@@ -38,7 +38,8 @@ constexpr std::size_t kPreferredA = 1024;  // rows of A per block: a GEMM's wort
 // rows seen so far, so a row expects about kFusedExpected candidates (random data), far
 // below the capacity, and the bars rise between launches. Long launches keep the
 // kernel's pipeline full but offer more candidates, which cost time in its epilogue:
-// at k = 10 (width 16), 4 times the rows seen measured faster than 16 on an H100.
+// at k = 10 (width 16), 4 times the rows seen measured faster than 16 on an H100
+// (bench/results/neighbors.md, tuning notes).
 constexpr std::size_t kFusedExpected = 64;
 constexpr std::size_t kCandidatesPerRow = 2048;
 constexpr std::size_t kFusedMinRowsA = 32;
@@ -111,7 +112,7 @@ Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device, bo
   const std::size_t candidate_bytes = sizes.a * kCandidatesPerRow * 12;
   plan.fused = allow_fused && fused_enabled() && plan.resident && plan.width > 0 &&
                plan.width <= kFusedMaxWidth && !job.threshold && !job.symmetric && !job.exclude_self &&
-               job.rows_a >= kFusedMinRowsA && sizes.b < job.rows_b && scorer.offers_candidates(plan.width) &&
+               job.rows_a >= kFusedMinRowsA && sizes.b < job.rows_b && scorer.offers_candidates() &&
                need(sizes.a, sizes.b) + candidate_bytes <= available;
   return plan;
 }

@@ -46,6 +46,16 @@ float elapsed_ms(const Event& start, const Event& stop) {
   return ms;
 }
 
+int sm_count() {
+  static int counts[64] = {};
+  int device = 0;
+  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+  if (device >= 64) device = 63;  // more GPUs than any host has: ask again each time
+  int& count = counts[device];
+  if (count == 0) SIMKIT_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
 void keep_in_l2(void* ptr, std::size_t bytes, cudaStream_t stream) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return;

@@ -338,16 +338,6 @@ void dispatch_select(int width, Rows rows, std::size_t n_rows, std::size_t n, in
   }
 }
 
-int sm_count() {
-  static int count = [] {
-    int device = 0, sms = 0;
-    SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
-    SIMKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-  }();
-  return count;
-}
-
 __global__ void fill_empty_kernel(float* s, std::uint32_t* idx, std::size_t n) {
   for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n;
        e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
