@@ -42,7 +42,6 @@ class Hasher {
   void reduce();
 
   std::uint64_t total_;
-  std::uint64_t seen_ = 0;
   std::uint32_t first_ = 0, end_ = 1;  // live block sizes: 3 << first_ .. 3 << (end_ - 1)
   Block blocks_[31];
   // The open piece's hash per block size, and its hash for the cut second part: apart

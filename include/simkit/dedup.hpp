@@ -21,7 +21,7 @@ namespace simkit::dedup {
 std::vector<std::string> list_files(const std::vector<std::string>& paths, bool recursive);
 
 // The CTPH signature of every file, in the order given, hashed in parallel. Throws
-// InputError naming the first file that cannot be read. Advances `progress` by bytes.
+// InputError naming the first file that cannot be read. Advances `progress` by one a file.
 std::vector<std::string> hash_files(const std::vector<std::string>& files, Progress* progress);
 
 // A pair of signatures (indices a < b into the list matched) and its score.

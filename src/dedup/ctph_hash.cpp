@@ -27,10 +27,7 @@ Hasher::Hasher(std::uint64_t total) : total_(total) {
 
 void Hasher::update(std::span<const unsigned char> bytes) {
   for (const unsigned char c : bytes) step(c);
-  seen_ += bytes.size();
 }
-
-// The rolling hash of the last 7 bytes: window_ is a ring, slot_ its oldest byte.
 
 // A new block size starts from the largest live one's state, the first time that one
 // ends a piece.

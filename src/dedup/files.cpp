@@ -108,7 +108,7 @@ std::vector<std::string> hash_files(const std::vector<std::string>& files, Progr
       bytes = {reinterpret_cast<const unsigned char*>(mapped.data()), mapped.size()};
     }
     signatures[i] = ctph::hash(bytes);
-    if (progress != nullptr) progress->advance(bytes.size());
+    if (progress != nullptr) progress->advance(1);
   });
   return signatures;
 }

@@ -60,6 +60,10 @@ TEST(HashCli, ListEqualsSsdeepsAndItReadsIt) {
   test::write_file(dir / "ours.txt", ours.out);
   const std::string matches = run_command("ssdeep -s -r -m '" + (dir / "ours.txt").string() + "' '" + root + "'");
   EXPECT_GE(test::lines_of(matches).size(), 30u);
+  // ssdeep matches our list against itself: the files listed twice (the linked folder)
+  // are among the pairs.
+  const std::string pairs = run_command("ssdeep -s -x '" + (dir / "ours.txt").string() + "'");
+  EXPECT_NE(pairs.find("link_to_sub"), std::string::npos) << pairs.substr(0, 500);
 }
 
 TEST(HashCli, FilesAsGivenAndOutputFile) {

@@ -1,7 +1,5 @@
 // simkit hash: CTPH signatures of files, in ssdeep's own list format.
 #include <chrono>
-#include <filesystem>
-#include <system_error>
 #include <string>
 #include <vector>
 
@@ -33,16 +31,10 @@ int run_hash(const HashOptions& options) {
   set_progress_enabled(!options.quiet && ::isatty(STDERR_FILENO));
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::string> files = dedup::list_files(options.paths, options.recursive);
-  std::uint64_t bytes = 0;
-  for (const std::string& f : files) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(f, ec);
-    if (!ec) bytes += size;
-  }
   const auto listed = std::chrono::steady_clock::now();
   std::vector<std::string> signatures;
   {
-    Progress progress(fmt::format("hashing {} file{}", files.size(), files.size() == 1 ? "" : "s"), bytes, "B");
+    Progress progress("hashing", files.size(), "files");
     signatures = dedup::hash_files(files, &progress);
   }
   // Written only once every file is hashed: a failure leaves no partial list.
@@ -53,7 +45,7 @@ int run_hash(const HashOptions& options) {
   if (options.timings) {
     const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
     const auto now = std::chrono::steady_clock::now();
-    note(fmt::format("listed {} files ({} bytes) in {:.3f} s, hashed and wrote them in {:.3f} s", files.size(), bytes,
+    note(fmt::format("listed {} files in {:.3f} s, hashed and wrote them in {:.3f} s", files.size(),
                      seconds(start, listed), seconds(listed, now)));
   }
   return kExitOk;
@@ -67,7 +59,7 @@ Runner add_hash_command(CLI::App& app) {
       "hash",
       "Prints the CTPH (fuzzy) signature of each file in ssdeep's format, byte for byte what\n"
       "ssdeep 2.14.1 prints: a header line, then 'blocksize:hash:hash,\"file\"' a line, the file\n"
-      "named as given. ssdeep -k and -x read the list; simkit dedup reads ssdeep's.");
+      "named as given. ssdeep -m and -x read the list.");
   command->add_option("paths", options->paths, "files, or directories with -r")->required();
   command->add_flag("-r,--recursive", options->recursive, "hash every file below the directories given (sorted)");
   command->add_flag("--no-header", options->bare, "leave out ssdeep's header line");
