@@ -198,19 +198,9 @@ template <HalfType H>
 void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b, std::size_t b_first,
             std::size_t stride, std::size_t row0, TopKState state, const Filter& filter,
             const gpu::CandidateLists& lists, cudaStream_t stream) {
-  static const bool configured = [] {  // once: the most shared memory any row length needs
-    SIMKIT_CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<H>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(kMaxSmemBytes)));
-    return true;
-  }();
-  (void)configured;
+  fused::allow_dynamic_shared<wgmma_kernel<H>>(kMaxSmemBytes);  // what any row length needs
   const std::size_t smem = smem_bytes(stride);
-  const std::size_t tiles_a = (rows_a + kTileA - 1) / kTileA;
-  const std::size_t tiles_b = (rows_b + kTileB - 1) / kTileB;
-  // One block an SM (the rest of a wave would wait for a second one).
-  const std::size_t groups =
-      std::clamp<std::size_t>(static_cast<std::size_t>(sm_count()) / tiles_a, 1, std::min<std::size_t>(tiles_b, 65535));
-  const dim3 grid(static_cast<unsigned>(tiles_a), static_cast<unsigned>(groups));
+  const dim3 grid = fused::stream_grid(rows_a, kTileA, rows_b, kTileB, sm_count());  // one block an SM
   wgmma_kernel<H><<<grid, kThreads, smem, stream>>>(
       static_cast<const std::uint16_t*>(a), rows_a, static_cast<const std::uint16_t*>(b), rows_b, b_first, stride,
       row0, state.scores, state.indices, state.width, lists.bar, filter.scale, filter.slack, lists.scores, lists.indices,

@@ -3,15 +3,37 @@
 // block's stream of B slices stands, and the offer of a candidate.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "core/cuda/check.hpp"
 #include "core/cuda/rank_order.cuh"
 
 namespace simkit::cuda::fused {
 
 // Shared memory one block may use on sm_90 (static and dynamic together).
 inline constexpr std::size_t kMaxSharedBytes = 227 * 1024;
+
+// The grid of a fused launch: x over the tiles of A, y over the groups that share a wave
+// of `wave` blocks; a block streams every gridDim.y-th tile of B, and blocks with the same
+// y read the same tiles of B at about the same time, once from memory.
+inline dim3 stream_grid(std::size_t rows_a, std::size_t tile_a, std::size_t rows_b, std::size_t tile_b,
+                        std::size_t wave) {
+  const std::size_t tiles_a = (rows_a + tile_a - 1) / tile_a, tiles_b = (rows_b + tile_b - 1) / tile_b;
+  const std::size_t groups = std::clamp<std::size_t>(wave / tiles_a, 1, std::min<std::size_t>(tiles_b, 65535));
+  return dim3(static_cast<unsigned>(tiles_a), static_cast<unsigned>(groups));
+}
+
+// Lets Kernel take up to `bytes` of dynamic shared memory; asked of the runtime once.
+template <auto Kernel>
+void allow_dynamic_shared(std::size_t bytes) {
+  static const bool done = [bytes] {
+    SIMKIT_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    return true;
+  }();
+  (void)done;
+}
 
 // 16 bytes from global to shared memory (a 32-bit shared address); bytes = 0 writes
 // zeros (rows or K past the end).
