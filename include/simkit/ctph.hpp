@@ -22,6 +22,34 @@ inline constexpr std::uint64_t kMinBlockSize = 3;
 // The signature of `data` exactly as ssdeep prints it (without the file name).
 std::string hash(std::span<const unsigned char> data);
 
+// The rolling hash over the last 7 bytes that marks piece boundaries.
+struct RollingHash {
+  unsigned char window[7] = {};
+  std::uint32_t h1 = 0, h2 = 0, h3 = 0, n = 0;  // n: the window's oldest slot
+  // Takes one byte; returns the hash of the window now.
+  std::uint32_t update(unsigned char c) {
+    h2 -= h1;
+    h2 += 7 * c;
+    h1 += c;
+    h1 -= window[n];
+    window[n] = c;
+    n = n + 1 == 7 ? 0 : n + 1;
+    h3 = (h3 << 5) ^ c;
+    return value();
+  }
+  std::uint32_t value() const { return h1 + h2 + h3; }
+};
+
+// The thesis's signature for edit rates (seed 000, chapter 4): ssdeep's pieces at block
+// size 3 * 2^n for the smallest n whose signature has at most `max_length` characters,
+// one character a piece with no cut at 64, and the signature at twice that block size,
+// for documents whose sizes straddle a doubling.
+struct RateSignature {
+  std::uint64_t block_size = kMinBlockSize;
+  std::string text, doubled;
+};
+RateSignature rate_signature(std::span<const unsigned char> data, std::size_t max_length);
+
 // Incremental form: feed bytes in any pieces, then digest. `total` (the whole input's
 // length) must be known in advance, as ssdeep's file hashing knows it, because it
 // decides when smaller block sizes can be dropped.
@@ -47,9 +75,7 @@ class Hasher {
   // The open piece's hash per block size, and its hash for the cut second part: apart
   // from the blocks, so that the per-byte update runs over two short arrays.
   std::uint32_t h_[31], half_h_[31];
-  // The rolling hash over the last 7 bytes.
-  unsigned char window_[7] = {};
-  std::uint32_t h1_ = 0, h2_ = 0, h3_ = 0, n_ = 0;  // n_: the window's oldest slot
+  RollingHash roll_;
 };
 
 // A signature read once for many comparisons: block size, and both parts with runs of

@@ -2,6 +2,7 @@
 // that the output is byte-identical: the same piece boundaries, the same block-size
 // choice and the same treatment of the signature's tail.
 #include <algorithm>
+#include <bit>
 
 #include "simkit/ctph.hpp"
 
@@ -10,13 +11,21 @@ namespace simkit::ctph {
 namespace {
 
 constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-constexpr std::uint32_t kWindow = 7;
 constexpr std::uint32_t kHashPrime = 0x01000193;
 constexpr std::uint32_t kHashInit = 0x28021967;
 constexpr std::uint32_t kBlockSizes = 31;
 
 constexpr std::uint64_t block_size(std::uint32_t i) { return kMinBlockSize << i; }
 constexpr std::uint32_t piece_hash(unsigned char c, std::uint32_t h) { return (h * kHashPrime) ^ c; }
+
+// How many block sizes, from the smallest up, the rolling hash `roll` ends a piece at:
+// block size 3 * 2^i when roll + 1 is a multiple of it (in 64 bits, so that 2^32 - 1 does
+// not wrap). A boundary at 3 * 2^(i+1) is one at 3 * 2^i too.
+std::uint32_t boundary_levels(std::uint32_t roll) {
+  const std::uint64_t next = std::uint64_t{roll} + 1;
+  if (next % kMinBlockSize != 0) return 0;
+  return std::min<std::uint32_t>(kBlockSizes, static_cast<std::uint32_t>(std::countr_zero(next)) + 1);
+}
 
 }  // namespace
 
@@ -49,26 +58,14 @@ void Hasher::reduce() {
 }
 
 void Hasher::step(unsigned char c) {
-  h2_ -= h1_;
-  h2_ += kWindow * c;
-  h1_ += c;
-  h1_ -= window_[n_];
-  window_[n_] = c;
-  n_ = n_ + 1 == kWindow ? 0 : n_ + 1;
-  h3_ = (h3_ << 5) ^ c;
-  const std::uint32_t roll = h1_ + h2_ + h3_;
+  const std::uint32_t roll = roll_.update(c);
 
   for (std::uint32_t i = first_; i < end_; ++i) {
     h_[i] = piece_hash(c, h_[i]);
     half_h_[i] = piece_hash(c, half_h_[i]);
   }
-  // roll ends a piece at block size 3 * 2^i when roll + 1 is a multiple of it (in 64
-  // bits, so that 2^32 - 1 does not wrap): a multiply for the 3, a mask for the 2^i. A
-  // boundary at 3 * 2^(i+1) is one at 3 * 2^i too, so the first miss ends the loop.
-  const std::uint64_t next = std::uint64_t{roll} + 1;
-  if (next % kMinBlockSize != 0) return;
-  for (std::uint32_t i = first_; i < end_; ++i) {
-    if ((next & ((std::uint64_t{1} << i) - 1)) != 0) break;
+  const std::uint32_t levels = boundary_levels(roll);
+  for (std::uint32_t i = first_; i < end_ && i < levels; ++i) {
     Block& b = blocks_[i];
     if (b.length == 0) fork();
     b.digest[b.length] = kBase64[h_[i] % 64];
@@ -98,7 +95,7 @@ std::string Hasher::digest() const {
 
   // Each part ends with the piece still open (when the rolling hash is not zero), or
   // else with the character a full signature wrote at its last place.
-  const std::uint32_t roll = h1_ + h2_ + h3_;
+  const std::uint32_t roll = roll_.value();
   const Block& first = blocks_[i];
   std::string out = std::to_string(block_size(i)) + ":";
   out.append(first.digest, first.length);
@@ -120,6 +117,42 @@ std::string Hasher::digest() const {
   } else if (roll != 0) {
     out += kBase64[h_[i] % 64];
   }
+  return out;
+}
+
+RateSignature rate_signature(std::span<const unsigned char> data, std::size_t max_length) {
+  // First the length at every block size: its boundaries, and one more character when
+  // bytes follow the last one.
+  std::uint64_t boundaries[kBlockSizes] = {}, last[kBlockSizes] = {};
+  RollingHash roll;
+  for (std::size_t k = 0; k < data.size(); ++k)
+    for (std::uint32_t i = 0, n = boundary_levels(roll.update(data[k])); i < n; ++i) {
+      ++boundaries[i];
+      last[i] = k + 1;
+    }
+  std::uint32_t level = 0;
+  const auto length = [&](std::uint32_t i) { return boundaries[i] + (last[i] < data.size() ? 1 : 0); };
+  while (level + 1 < kBlockSizes && length(level) > max_length) ++level;
+
+  RateSignature out;
+  out.block_size = block_size(level);
+  const std::uint32_t levels = std::min(level + 2, kBlockSizes);
+  std::string* texts[2] = {&out.text, &out.doubled};
+  std::uint32_t h[2] = {kHashInit, kHashInit};
+  roll = RollingHash{};
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    const std::uint32_t ends = boundary_levels(roll.update(data[k]));
+    for (std::uint32_t i = level; i < levels; ++i) {
+      std::uint32_t& piece = h[i - level];
+      piece = piece_hash(data[k], piece);
+      if (i < ends) {
+        *texts[i - level] += kBase64[piece % 64];
+        piece = kHashInit;
+      }
+    }
+  }
+  for (std::uint32_t i = level; i < levels; ++i)
+    if (last[i] < data.size()) *texts[i - level] += kBase64[h[i - level] % 64];
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "core/text.hpp"
+#include "dedup/file_bytes.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -90,23 +91,20 @@ bool read_small_file(const std::string& path, std::vector<unsigned char>& buffer
 
 }  // namespace
 
+std::span<const unsigned char> FileBytes::load(const std::string& path) {
+  mapped_ = MappedFile{};
+  if (read_small_file(path, buffer_)) return buffer_;
+  mapped_ = MappedFile::open(path);
+  mapped_.advise_sequential();
+  return {reinterpret_cast<const unsigned char*>(mapped_.data()), mapped_.size()};
+}
+
 std::vector<std::string> hash_files(const std::vector<std::string>& files, Progress* progress) {
   std::vector<std::string> signatures(files.size());
-  // Each file is mapped, hashed and released by one task; the first failure stops the rest.
-  // Small files are read into a buffer per thread (mapping each costs more than
-  // reading it); large ones are mapped.
-  tbb::enumerable_thread_specific<std::vector<unsigned char>> buffers;
+  // Each file is read, hashed and released by one task; the first failure stops the rest.
+  tbb::enumerable_thread_specific<FileBytes> readers;
   tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t i) {
-    std::vector<unsigned char>& buffer = buffers.local();
-    std::span<const unsigned char> bytes;
-    MappedFile mapped;
-    if (read_small_file(files[i], buffer)) {
-      bytes = buffer;
-    } else {
-      mapped = MappedFile::open(files[i]);
-      mapped.advise_sequential();
-      bytes = {reinterpret_cast<const unsigned char*>(mapped.data()), mapped.size()};
-    }
+    const std::span<const unsigned char> bytes = readers.local().load(files[i]);
     signatures[i] = ctph::hash(bytes);
     if (progress != nullptr) progress->advance(1);
   });

@@ -1,44 +1,127 @@
 // All-pairs matching of prepared CTPH signatures on the CPU (see simkit/dedup.hpp).
+//
+// A score above 0 needs identical signatures or, in a pair of parts compared at the same
+// block size, a common 7-character substring. So candidates come from an index keyed by
+// (block size of the part, 7-gram) plus one key per whole signature: two signatures
+// sharing a key have compatible block sizes and something to score. Where a signature's
+// index lists are longer than the compatible signatures themselves (very common
+// substrings), it meets those directly instead, so the work never exceeds all pairs.
 #include <algorithm>
-#include <map>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_sort.h>
+#include <xxhash.h>
 
+#include "dedup/compatible.hpp"
 #include "simkit/dedup.hpp"
+#include "simkit/progress.hpp"
 
 namespace simkit::dedup {
 
-std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int threshold) {
-  // Signatures by block size, each list in index order: a signature meets the later
-  // ones of its own size, of twice it and of half it.
-  std::map<std::uint64_t, std::vector<std::uint32_t>> by_size;
-  for (std::uint32_t i = 0; i < signatures.size(); ++i) by_size[signatures[i].block_size].push_back(i);
-  const auto later = [&](std::uint64_t size, std::uint32_t after) -> std::pair<const std::uint32_t*, const std::uint32_t*> {
-    const auto it = by_size.find(size);
-    if (it == by_size.end()) return {nullptr, nullptr};
-    const auto& list = it->second;
-    const auto first = std::upper_bound(list.begin(), list.end(), after);
-    return {list.data() + (first - list.begin()), list.data() + list.size()};
-  };
+namespace {
 
-  tbb::enumerable_thread_specific<std::vector<Match>> found;
+struct Posting {
+  std::uint64_t key;
+  std::uint32_t signature;
+  friend bool operator<(const Posting& p, const Posting& q) {
+    return p.key != q.key ? p.key < q.key : p.signature < q.signature;
+  }
+};
+
+std::uint64_t level_key(std::uint64_t block_size, std::uint64_t gram) {
+  return gram ^ (block_size * 0x9E3779B97F4A7C15ull);
+}
+
+std::uint64_t identity_key(const ctph::Prepared& s) {
+  const std::string text = std::to_string(s.block_size) + ":" + s.first.text + ":" + s.second.text;
+  return XXH3_64bits(text.data(), text.size());
+}
+
+void add_part(const ctph::Prepared::Part& part, std::uint64_t block_size, std::uint32_t index, std::vector<Posting>& out) {
+  for (std::size_t k = 0; k < part.runs.size(); ++k)
+    if (k == 0 || part.runs[k] != part.runs[k - 1]) out.push_back({level_key(block_size, part.runs[k]), index});
+}
+
+// Postings sorted by key; for each signature, where its own postings lie; for each
+// posting, the end of its run of equal keys.
+struct Index {
+  std::vector<Posting> postings;
+  std::vector<std::uint32_t> run_end;
+  std::vector<std::uint32_t> own_begin, own;  // own[own_begin[i] .. own_begin[i + 1]): signature i's
+};
+
+Index build_index(const std::vector<ctph::Prepared>& signatures) {
+  Index index;
+  tbb::enumerable_thread_specific<std::vector<Posting>> parts;
   tbb::parallel_for(std::size_t{0}, signatures.size(), [&](std::size_t i) {
-    const ctph::Prepared& x = signatures[i];
-    auto& out = found.local();
-    const auto index = static_cast<std::uint32_t>(i);
-    const std::uint64_t sizes[3] = {x.block_size, x.block_size * 2, x.block_size % 2 == 0 ? x.block_size / 2 : 0};
-    for (int s = 0; s < 3; ++s) {
-      if (sizes[s] == 0 || (s == 1 && x.block_size > UINT64_MAX / 2)) continue;
-      const auto [begin, end] = later(sizes[s], index);
-      for (const std::uint32_t* j = begin; j != end; ++j) {
-        const int score = ctph::compare(x, signatures[*j]);
-        if (score >= threshold) out.push_back(Match{index, *j, score});
+    const ctph::Prepared& s = signatures[i];
+    const auto at = static_cast<std::uint32_t>(i);
+    auto& out = parts.local();
+    out.push_back({identity_key(s), at});
+    add_part(s.first, s.block_size, at, out);
+    if (s.block_size <= UINT64_MAX / 2) add_part(s.second, s.block_size * 2, at, out);
+  });
+  for (auto& part : parts) index.postings.insert(index.postings.end(), part.begin(), part.end());
+  tbb::parallel_sort(index.postings.begin(), index.postings.end());
+  const std::size_t n = index.postings.size();
+  index.run_end.resize(n);
+  for (std::size_t p = n; p-- > 0;)
+    index.run_end[p] = p + 1 < n && index.postings[p + 1].key == index.postings[p].key ? index.run_end[p + 1]
+                                                                                          : static_cast<std::uint32_t>(p + 1);
+  index.own_begin.assign(signatures.size() + 1, 0);
+  for (const Posting& p : index.postings) ++index.own_begin[p.signature + 1];
+  for (std::size_t i = 0; i < signatures.size(); ++i) index.own_begin[i + 1] += index.own_begin[i];
+  index.own.resize(n);
+  std::vector<std::uint32_t> fill(index.own_begin.begin(), index.own_begin.end() - 1);
+  for (std::size_t p = 0; p < n; ++p) index.own[fill[index.postings[p].signature]++] = static_cast<std::uint32_t>(p);
+  return index;
+}
+
+}  // namespace
+
+std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int threshold, Progress* progress) {
+  threshold = std::clamp(threshold, 1, 100);  // the index finds only pairs scoring above 0
+  std::vector<std::uint64_t> sizes(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
+  const CompatibleGroups groups(sizes);
+  const Index index = build_index(signatures);
+
+  struct Scratch {
+    std::vector<Match> found;
+    std::vector<std::uint32_t> seen;  // seen[j] == i + 1: j already met i
+  };
+  tbb::enumerable_thread_specific<Scratch> scratch;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, signatures.size(), 256), [&](const auto& range) {
+    Scratch& local = scratch.local();
+    local.seen.resize(signatures.size(), 0);
+    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+      const auto me = static_cast<std::uint32_t>(i);
+      const auto meet = [&](std::uint32_t j) {
+        const int score = ctph::compare(signatures[i], signatures[j]);
+        if (score >= threshold) local.found.push_back(Match{me, j, score});
+      };
+      std::uint64_t listed = 0;
+      for (std::uint32_t k = index.own_begin[i]; k < index.own_begin[i + 1]; ++k)
+        listed += index.run_end[index.own[k]] - index.own[k] - 1;
+      if (listed >= groups.later_count(me)) {
+        groups.for_each_later(me, meet);
+        continue;
+      }
+      for (std::uint32_t k = index.own_begin[i]; k < index.own_begin[i + 1]; ++k) {
+        const std::uint32_t p = index.own[k];
+        for (std::uint32_t q = p + 1; q < index.run_end[p]; ++q) {
+          const std::uint32_t j = index.postings[q].signature;
+          if (j <= me || local.seen[j] == me + 1) continue;
+          local.seen[j] = me + 1;
+          meet(j);
+        }
       }
     }
+    if (progress != nullptr) progress->advance(range.size());
   });
   std::vector<Match> all;
-  for (auto& part : found) all.insert(all.end(), part.begin(), part.end());
+  for (auto& part : scratch) all.insert(all.end(), part.found.begin(), part.found.end());
   std::sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
   return all;
 }

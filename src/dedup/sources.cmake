@@ -3,4 +3,13 @@ list(APPEND SIMKIT_CPU_SOURCES
   dedup/ctph_compare.cpp
   dedup/files.cpp
   dedup/match.cpp
+  dedup/hash_list.cpp
+  dedup/edit_rate.cpp
 )
+list(APPEND SIMKIT_CUDA_SOURCES
+  dedup/cuda/match.cu
+)
+set(SIMKIT_NO_CUDA_SOURCES ${SIMKIT_NO_CUDA_SOURCES} dedup/match_no_cuda.cpp)
+list(APPEND SIMKIT_CPU_SOURCES dedup/edit_distance_cpu.cpp)
+list(APPEND SIMKIT_CUDA_SOURCES dedup/cuda/edit_pairs.cu)
+set(SIMKIT_NO_CUDA_SOURCES ${SIMKIT_NO_CUDA_SOURCES} dedup/edit_pairs_no_cuda.cpp)

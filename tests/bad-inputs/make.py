@@ -53,9 +53,23 @@ def npy(descr, fortran, shape, data):
 
 
 def main(binary):
-    for fmt in ("glove", "word2vec", "word2vec-binary", "npy", "skv", "any"):
+    for fmt in ("glove", "word2vec", "word2vec-binary", "npy", "skv", "any", "ssdeep"):
         shutil.rmtree(os.path.join(HERE, fmt), ignore_errors=True)
     rng = random.Random(20261122)
+
+    # ssdeep hash lists (simkit dedup): the header, then one malformed line.
+    head = "ssdeep,1.1--blocksize:hash:hash,filename\n"
+    good = '3:abcdefgh:abcd,"fine.txt"\n'
+    case("ssdeep", "no_block_size.txt", head + good + 'x:abc:def,"x"\n', [":3:1:", "expected a block size"])
+    case("ssdeep", "one_part.txt", head + "3:abc\n", [":2:6:", "expected ':'"])
+    case("ssdeep", "not_base64.txt", head + '3:ab!c:def,"x"\n', [":2:5:", "expected ':'"])
+    case("ssdeep", "unquoted_name.txt", head + "3:abc:def,x\n", [":2:9:", "a file name"])
+    case("ssdeep", "unclosed_name.txt", head + '3:abc:def,"x\n', [":2:13:", "closing the file name"])
+    case("ssdeep", "long_part.txt", head + "3:" + "a" * 65 + ":b\n", [":2:3:", "at most 64 base64"])
+    case("ssdeep", "long_block_size.txt", head + "12345678901234567890:a:b\n", [":2:1:", "at most 19 digits"])
+    case("ssdeep", "binary_line.txt", head + good * 3 + "\x00\xff\x10\n", [":5:1:", "expected a block size"])
+    case("ssdeep", "crlf_then_bad.txt", head.replace("\n", "\r\n") + good.replace("\n", "\r\n") + "3:a:b:c\r\n",
+         [":3:6:", "or the end of the line"])
 
     # Any format: files with nothing usable in them.
     case("any", "empty.txt", "", ["empty file"])

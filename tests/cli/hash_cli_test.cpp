@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 
 #include "test_support.hpp"
@@ -12,16 +11,6 @@ namespace simkit {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string run_command(const std::string& command) {
-  std::string out;
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-  ::pclose(pipe);
-  return out;
-}
 
 // A folder of real files (headers, a shared library, an empty file), a subfolder and a
 // link to a file.
@@ -51,18 +40,18 @@ TEST(HashCli, ListEqualsSsdeepsAndItReadsIt) {
   const std::string root = (dir / "files").string();
   const test::RunResult ours = test::run_simkit({"hash", "-r", root});
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  const std::string theirs = run_command("ssdeep -r '" + root + "' 2>/dev/null");
+  const std::string theirs = test::run_shell("ssdeep -r '" + root + "' 2>/dev/null");
   EXPECT_EQ(test::lines_of(ours.out).front(), test::lines_of(theirs).front());
   EXPECT_EQ(sorted_body(ours.out), sorted_body(theirs));
   EXPECT_GE(sorted_body(ours.out).size(), 60u);  // the linked folder is listed twice
 
   // ssdeep matches our list against the files themselves: every file matches its own line.
   test::write_file(dir / "ours.txt", ours.out);
-  const std::string matches = run_command("ssdeep -s -r -m '" + (dir / "ours.txt").string() + "' '" + root + "'");
+  const std::string matches = test::run_shell("ssdeep -s -r -m '" + (dir / "ours.txt").string() + "' '" + root + "'");
   EXPECT_GE(test::lines_of(matches).size(), 30u);
   // ssdeep matches our list against itself: the files listed twice (the linked folder)
   // are among the pairs.
-  const std::string pairs = run_command("ssdeep -s -x '" + (dir / "ours.txt").string() + "'");
+  const std::string pairs = test::run_shell("ssdeep -s -x '" + (dir / "ours.txt").string() + "'");
   EXPECT_NE(pairs.find("link_to_sub"), std::string::npos) << pairs.substr(0, 500);
 }
 
@@ -72,7 +61,7 @@ TEST(HashCli, FilesAsGivenAndOutputFile) {
   const std::string file = (dir / "a.txt").string(), out = (dir / "list.txt").string();
   const test::RunResult r = test::run_simkit({"hash", "--no-header", "-o", out, file});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(test::read_file(out), run_command("ssdeep -s '" + file + "' | tail -n +2"));
+  EXPECT_EQ(test::read_file(out), test::run_shell("ssdeep -s '" + file + "' | tail -n +2"));
 }
 
 TEST(HashCli, BadInputGetsOneLineAndNoOutput) {

@@ -91,6 +91,9 @@ Child spawn_simkit(const std::vector<std::string>& args, const std::filesystem::
 // Sends a signal and waits; returns the exit code (128 + signal when killed by it).
 int signal_and_wait(Child& child, int signo);
 
+// The standard output of a shell command (a peer program such as ssdeep).
+std::string run_shell(const std::string& command);
+
 // Lines of a text (without their newlines; a final newline ends the last line).
 std::vector<std::string> lines_of(const std::string& text);
 

@@ -47,5 +47,6 @@ using Runner = std::function<int()>;
 Runner add_neighbors_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);
 Runner add_hash_command(CLI::App& app);
+Runner add_dedup_command(CLI::App& app);
 
 }  // namespace simkit::cli

@@ -40,7 +40,7 @@ int run_hash(const HashOptions& options) {
   // Written only once every file is hashed: a failure leaves no partial list.
   OutputFile out(options.output);
   if (!options.bare) out.write(std::string(dedup::kSsdeepHeader) + "\n");
-  for (std::size_t i = 0; i < files.size(); ++i) out.write(fmt::format("{},\"{}\"\n", signatures[i], files[i]));
+  for (std::size_t i = 0; i < files.size(); ++i) out.write(dedup::list_line(signatures[i], files[i]));
   out.commit();
   if (options.timings) {
     const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };

@@ -24,14 +24,15 @@ int main(int argc, char** argv) {
   // (see core/blas_kernel.hpp); OPENBLAS_CORETYPE set by the user always wins.
   restart_with_better_blas(argv);
   install_interrupt_cleanup();
-  CLI::App app{"simkit: finds what is alike, fast: nearest word vectors and analogies, fuzzy hashes "
-               "of files, on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
+  CLI::App app{"simkit: finds what is alike, fast: nearest word vectors and analogies, near-duplicate files (ssdeep "
+               "fuzzy hashes, edit rates), on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
                "simkit"};
   app.set_version_flag("--version", "simkit 0.1.0");
   app.require_subcommand(1);
   app.fallthrough(false);
   cli::Runner neighbors = cli::add_neighbors_command(app);
   cli::Runner hash = cli::add_hash_command(app);
+  cli::Runner dedup = cli::add_dedup_command(app);
   cli::Runner devices = cli::add_devices_command(app);
 
   try {
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("neighbors")) return neighbors();
     if (app.got_subcommand("hash")) return hash();
+    if (app.got_subcommand("dedup")) return dedup();
     if (app.got_subcommand("devices")) return devices();
     return fail(cli::kExitBadInput, "no command given (see 'simkit --help')");
   } catch (const InputError& e) {

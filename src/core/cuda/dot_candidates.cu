@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
 #include "core/cuda/dot_candidates.hpp"
 #include "core/cuda/dot_candidates_wgmma.hpp"
 #include "core/cuda/fused_device.cuh"
@@ -262,7 +263,7 @@ template <HalfType H>
 void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b, std::size_t b_first,
             std::size_t stride, std::size_t row0, TopKState state, const Filter& filter,
             const gpu::CandidateLists& lists, cudaStream_t stream) {
-  fused::allow_dynamic_shared<dot_candidates_kernel<H>>(kMaxSmemBytes);  // what any row length needs
+  allow_dynamic_shared<dot_candidates_kernel<H>>(kMaxSmemBytes);  // what any row length needs
   const std::size_t smem = smem_bytes(stride);
   int per_sm = 0;
   SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_candidates_kernel<H>, kThreads, smem));

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
 #include "core/cuda/dot_candidates_wgmma.hpp"
 #include "core/cuda/fused_device.cuh"
 
@@ -198,7 +199,7 @@ template <HalfType H>
 void launch(const void* a, std::size_t rows_a, const void* b, std::size_t rows_b, std::size_t b_first,
             std::size_t stride, std::size_t row0, TopKState state, const Filter& filter,
             const gpu::CandidateLists& lists, cudaStream_t stream) {
-  fused::allow_dynamic_shared<wgmma_kernel<H>>(kMaxSmemBytes);  // what any row length needs
+  allow_dynamic_shared<wgmma_kernel<H>>(kMaxSmemBytes);  // what any row length needs
   const std::size_t smem = smem_bytes(stride);
   const dim3 grid = fused::stream_grid(rows_a, kTileA, rows_b, kTileB, sm_count());  // one block an SM
   wgmma_kernel<H><<<grid, kThreads, smem, stream>>>(

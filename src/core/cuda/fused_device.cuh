@@ -25,16 +25,6 @@ inline dim3 stream_grid(std::size_t rows_a, std::size_t tile_a, std::size_t rows
   return dim3(static_cast<unsigned>(tiles_a), static_cast<unsigned>(groups));
 }
 
-// Lets Kernel take up to `bytes` of dynamic shared memory; asked of the runtime once.
-template <auto Kernel>
-void allow_dynamic_shared(std::size_t bytes) {
-  static const bool done = [bytes] {
-    SIMKIT_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    return true;
-  }();
-  (void)done;
-}
-
 // 16 bytes from global to shared memory (a 32-bit shared address); bytes = 0 writes
 // zeros (rows or K past the end).
 __device__ __forceinline__ void copy16(unsigned dst, const void* src, int bytes) {

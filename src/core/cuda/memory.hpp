@@ -112,6 +112,16 @@ void keep_in_l2(void* ptr, std::size_t bytes, cudaStream_t stream);
 // Multiprocessors of the current device (asked once per device).
 int sm_count();
 
+// Lets Kernel take up to `bytes` of dynamic shared memory; asked of the runtime once.
+template <auto Kernel>
+void allow_dynamic_shared(std::size_t bytes) {
+  static const bool done = [bytes] {
+    SIMKIT_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    return true;
+  }();
+  (void)done;
+}
+
 // Selects `device` for the calling thread for the lifetime of the guard.
 class DeviceGuard {
  public:

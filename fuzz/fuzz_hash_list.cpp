@@ -1,0 +1,32 @@
+// libFuzzer target: ssdeep hash lists, as `simkit dedup` reads them. Bad text must end in
+// InputError; an accepted list must write back (list_line) to text that reads as the same
+// entries, and its signatures, matched all against all, must score as compare() scores
+// each pair.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "fuzz_common.hpp"
+#include "simkit/ctph.hpp"
+#include "simkit/dedup.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return simkit::fuzz::guarded([&] {
+    const auto entries = simkit::dedup::read_hash_list(simkit::fuzz::as_text(data, size), "fuzz");
+    std::string again = std::string(simkit::dedup::kSsdeepHeader) + "\n";
+    for (const auto& e : entries) again += e.file.empty() ? e.signature + "\n" : simkit::dedup::list_line(e.signature, e.file);
+    const auto reread = simkit::dedup::read_hash_list(again, "again");
+    if (reread.size() != entries.size()) std::abort();
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      if (reread[i].signature != entries[i].signature || reread[i].file != entries[i].file) std::abort();
+
+    std::vector<simkit::ctph::Prepared> prepared;
+    for (std::size_t i = 0; i < entries.size() && i < 64; ++i) {
+      simkit::ctph::Prepared p;
+      if (!simkit::ctph::prepare(entries[i].signature, p)) return;  // block size out of range: dedup refuses it
+      prepared.push_back(p);
+    }
+    for (const auto& m : simkit::dedup::match_all(prepared, 1))
+      if (m.a >= m.b || m.score != simkit::ctph::compare(prepared[m.a], prepared[m.b])) std::abort();
+  });
+}

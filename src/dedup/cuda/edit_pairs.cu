@@ -1,0 +1,351 @@
+// All pairs of short strings below an edit rate on the GPU (edit_pairs_gpu in
+// dedup/edit_distance.hpp), one thread a pair, by one of three kernels:
+//  - shared_rows: the thesis's DP, each thread's row (uint16) in shared memory;
+//  - global_rows: the same row in global memory, element i of thread t at row[i * threads + t];
+//  - bit_parallel: Myers/Hyyrö bit vectors of up to five 64-bit words (the x string is
+//    the pattern; its match masks are built once a tile, in shared memory).
+// A block works on tiles: one x string, copied to shared memory, against kTileYs
+// consecutive y strings. Rows of xs run in batches of at most kBatchPairs pairs; pairs
+// below the rate are appended through an atomic counter, and a batch that finds more than
+// the buffer holds runs again with a buffer of the size it counted. Each batch's pairs are
+// sorted on the host and appended in row order, so the whole list is sorted by (a, b).
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "dedup/edit_detail.hpp"
+#include "dedup/edit_distance.hpp"
+
+namespace simkit::dedup {
+
+namespace {
+
+namespace cg = cooperative_groups;
+using detail::kMaxPairWords;
+using detail::kWordBits;
+
+constexpr int kThreads = 128;
+constexpr int kYsPerThread = 4;  // a tile's x string and masks serve this many pairs a thread
+constexpr std::uint32_t kTileYs = kThreads * kYsPerThread;
+constexpr std::uint64_t kBatchPairs = std::uint64_t{1} << 22;
+constexpr std::size_t kInitialCapacity = std::size_t{1} << 20;
+constexpr int kAlphabet = 256;
+
+struct Strings {
+  const char* chars;
+  const std::uint32_t* offsets;
+};
+
+// One launch: rows [row_begin, row_begin + rows) of xs against ys, tiles_per_row tiles a
+// row (y strings from the first of the row, i + 1 in a triangle, kTileYs a tile).
+struct Batch {
+  Strings xs, ys;
+  std::uint32_t ny;
+  std::uint32_t row_begin, rows, tiles_per_row;
+  bool triangle;
+  double rate;
+  EditPair* out;
+  unsigned long long capacity;
+  unsigned long long* count;
+};
+
+// Appends a pair: one atomic per group of threads of a warp that arrive together.
+__device__ void emit(const Batch& batch, std::uint32_t a, std::uint32_t b, std::uint32_t d) {
+  const cg::coalesced_group group = cg::coalesced_threads();
+  unsigned long long base = 0;
+  if (group.thread_rank() == 0) base = atomicAdd(batch.count, static_cast<unsigned long long>(group.size()));
+  const unsigned long long slot = group.shfl(base, 0) + group.thread_rank();
+  if (slot < batch.capacity) batch.out[slot] = EditPair{a, b, d};
+}
+
+// Runs the scorer over every pair of the batch that the length test leaves. The scorer's
+// prepare(x, la) is called by the whole block once a tile, distance(x, la, y, lb) by the
+// thread of each pair.
+template <typename Scorer>
+__device__ void score_batch(const Batch& batch, Scorer& scorer) {
+  __shared__ unsigned char x[kMaxPairString];
+  const std::uint64_t tiles = std::uint64_t{batch.rows} * batch.tiles_per_row;
+  for (std::uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::uint32_t row = batch.row_begin + static_cast<std::uint32_t>(tile / batch.tiles_per_row);
+    const std::uint64_t first_y = (batch.triangle ? row + std::uint64_t{1} : 0) + tile % batch.tiles_per_row * kTileYs;
+    if (first_y >= batch.ny) continue;  // the same for the whole block: no barrier is skipped unevenly
+    const std::uint32_t x_begin = batch.xs.offsets[row];
+    const std::uint32_t la = batch.xs.offsets[row + 1] - x_begin;
+    for (std::uint32_t i = threadIdx.x; i < la; i += kThreads) x[i] = static_cast<unsigned char>(batch.xs.chars[x_begin + i]);
+    __syncthreads();
+    scorer.prepare(x, la);
+    for (int step = 0; step < kYsPerThread; ++step) {
+      const std::uint64_t j = first_y + step * kThreads + threadIdx.x;
+      if (j >= batch.ny) break;
+      const std::uint32_t y_begin = batch.ys.offsets[j];
+      const std::uint32_t lb = batch.ys.offsets[j + 1] - y_begin;
+      if (!below_rate(la > lb ? la - lb : lb - la, la, lb, batch.rate)) continue;  // d >= |la - lb|
+      const std::uint32_t d = scorer.distance(x, la, batch.ys.chars + y_begin, lb);
+      if (below_rate(d, la, lb, batch.rate)) emit(batch, row, static_cast<std::uint32_t>(j), d);
+    }
+    __syncthreads();  // the next tile rewrites x and the scorer's shared state
+  }
+}
+
+// The DP over a row as long as x (element i at row[i * stride]), one y character at a time.
+__device__ std::uint32_t row_distance(std::uint16_t* row, std::size_t stride, const unsigned char* x, std::uint32_t la,
+                                      const char* y, std::uint32_t lb) {
+  for (std::uint32_t i = 0; i <= la; ++i) row[i * stride] = static_cast<std::uint16_t>(i);
+  for (std::uint32_t j = 0; j < lb; ++j) {
+    const auto c = static_cast<unsigned char>(y[j]);
+    std::uint32_t diagonal = row[0], left = j + 1;
+    row[0] = static_cast<std::uint16_t>(left);
+    for (std::uint32_t i = 1; i <= la; ++i) {
+      const std::uint32_t up = row[i * stride];
+      left = min(diagonal + (x[i - 1] != c ? 1u : 0u), min(up, left) + 1);
+      diagonal = up;
+      row[i * stride] = static_cast<std::uint16_t>(left);
+    }
+  }
+  return row[la * stride];
+}
+
+struct SharedRows {
+  std::uint16_t* rows;  // [la + 1][kThreads], dynamic shared memory
+  __device__ void prepare(const unsigned char*, std::uint32_t) {}
+  __device__ std::uint32_t distance(const unsigned char* x, std::uint32_t la, const char* y, std::uint32_t lb) {
+    return row_distance(rows + threadIdx.x, kThreads, x, la, y, lb);
+  }
+};
+
+struct GlobalRows {
+  std::uint16_t* rows;  // [longest x + 1][threads of the grid]
+  __device__ void prepare(const unsigned char*, std::uint32_t) {}
+  __device__ std::uint32_t distance(const unsigned char* x, std::uint32_t la, const char* y, std::uint32_t lb) {
+    const std::size_t threads = std::size_t{gridDim.x} * kThreads;
+    return row_distance(rows + std::size_t{blockIdx.x} * kThreads + threadIdx.x, threads, x, la, y, lb);
+  }
+};
+
+// Myers/Hyyrö over Words words of x's match masks; the score follows row la.
+template <int Words>
+__device__ std::uint32_t bit_distance(const unsigned long long* masks, std::uint32_t la, const char* y, std::uint32_t lb) {
+  std::uint64_t pv[Words], mv[Words];
+#pragma unroll
+  for (int w = 0; w < Words; ++w) {
+    pv[w] = ~std::uint64_t{0};
+    mv[w] = 0;
+  }
+  const int last_bit = static_cast<int>((la - 1) % kWordBits);
+  int score = static_cast<int>(la);
+  for (std::uint32_t j = 0; j < lb; ++j) {
+    const unsigned long long* eq = masks + static_cast<unsigned char>(y[j]) * kMaxPairWords;
+    int h = 1;
+#pragma unroll
+    for (int w = 0; w < Words; ++w) h = detail::advance_block(pv[w], mv[w], eq[w], h, w == Words - 1 ? last_bit : kWordBits - 1);
+    score += h;
+  }
+  return static_cast<std::uint32_t>(score);
+}
+
+struct BitParallel {
+  unsigned long long* masks;  // [kAlphabet][kMaxPairWords], shared memory
+  int words = 0;
+
+  __device__ void prepare(const unsigned char* x, std::uint32_t la) {
+    words = static_cast<int>((la + kWordBits - 1) / kWordBits);
+    for (int e = threadIdx.x; e < kAlphabet * kMaxPairWords; e += kThreads) masks[e] = 0;
+    __syncthreads();
+    for (std::uint32_t i = threadIdx.x; i < la; i += kThreads)
+      atomicOr(&masks[x[i] * kMaxPairWords + i / kWordBits], 1ull << (i % kWordBits));
+    __syncthreads();
+  }
+  // words is the same for the whole block, so the branch is too.
+  __device__ std::uint32_t distance(const unsigned char*, std::uint32_t la, const char* y, std::uint32_t lb) const {
+    switch (words) {
+      case 1: return bit_distance<1>(masks, la, y, lb);
+      case 2: return bit_distance<2>(masks, la, y, lb);
+      case 3: return bit_distance<3>(masks, la, y, lb);
+      case 4: return bit_distance<4>(masks, la, y, lb);
+      case 5: return bit_distance<5>(masks, la, y, lb);
+      default: return lb;  // x is empty
+    }
+  }
+};
+static_assert(kMaxPairWords == 5, "BitParallel::distance has a case for each word count");
+
+__global__ void __launch_bounds__(kThreads) shared_rows_kernel(Batch batch) {
+  extern __shared__ std::uint16_t shared_rows[];
+  SharedRows scorer{shared_rows};
+  score_batch(batch, scorer);
+}
+
+__global__ void __launch_bounds__(kThreads) global_rows_kernel(Batch batch, std::uint16_t* rows) {
+  GlobalRows scorer{rows};
+  score_batch(batch, scorer);
+}
+
+__global__ void __launch_bounds__(kThreads) bit_parallel_kernel(Batch batch) {
+  __shared__ unsigned long long masks[kAlphabet * kMaxPairWords];
+  BitParallel scorer{masks};
+  score_batch(batch, scorer);
+}
+
+struct DeviceStrings {
+  cuda::DeviceBuffer<char> chars;
+  cuda::DeviceBuffer<std::uint32_t> offsets;
+  Strings view() const { return {chars.get(), offsets.get()}; }
+};
+
+DeviceStrings upload(const StringSet& set) {
+  DeviceStrings d{cuda::DeviceBuffer<char>(set.chars.size()), cuda::DeviceBuffer<std::uint32_t>(set.offsets.size())};
+  if (!set.chars.empty())
+    SIMKIT_CUDA_CHECK(cudaMemcpy(d.chars.get(), set.chars.data(), set.chars.size(), cudaMemcpyHostToDevice));
+  SIMKIT_CUDA_CHECK(cudaMemcpy(d.offsets.get(), set.offsets.data(), set.offsets.size() * sizeof(std::uint32_t),
+                               cudaMemcpyHostToDevice));
+  return d;
+}
+
+std::uint32_t longest(const StringSet& set) {
+  std::uint32_t most = 0;
+  for (std::size_t i = 0; i < set.size(); ++i) most = std::max(most, set.offsets[i + 1] - set.offsets[i]);
+  return most;
+}
+
+// Launches the chosen kernel on a grid of at most as many blocks as the device holds at
+// once; global_rows' scratch rows are sized for that grid.
+class Launcher {
+ public:
+  Launcher(EditKernel kernel, std::uint32_t longest_x) : kernel_(kernel) {
+    const std::size_t row_elements = std::size_t{longest_x} + 1;
+    int per_sm = 0;
+    switch (kernel) {
+      case EditKernel::shared_rows:
+        shared_bytes_ = row_elements * kThreads * sizeof(std::uint16_t);
+        cuda::allow_dynamic_shared<shared_rows_kernel>((kMaxPairString + 1) * kThreads * sizeof(std::uint16_t));
+        SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shared_rows_kernel, kThreads, shared_bytes_));
+        break;
+      case EditKernel::global_rows:
+        SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, global_rows_kernel, kThreads, 0));
+        break;
+      case EditKernel::bit_parallel:
+        SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bit_parallel_kernel, kThreads, 0));
+        break;
+    }
+    resident_blocks_ = static_cast<std::uint64_t>(std::max(per_sm, 1)) * cuda::sm_count();
+    if (kernel == EditKernel::global_rows)
+      scratch_ = cuda::DeviceBuffer<std::uint16_t>(row_elements * resident_blocks_ * kThreads);
+  }
+
+  void launch(const Batch& batch, cudaStream_t stream) const {
+    const auto tiles = std::uint64_t{batch.rows} * batch.tiles_per_row;
+    const auto blocks = static_cast<unsigned>(std::min(tiles, resident_blocks_));
+    switch (kernel_) {
+      case EditKernel::shared_rows: shared_rows_kernel<<<blocks, kThreads, shared_bytes_, stream>>>(batch); break;
+      case EditKernel::global_rows: global_rows_kernel<<<blocks, kThreads, 0, stream>>>(batch, scratch_.get()); break;
+      case EditKernel::bit_parallel: bit_parallel_kernel<<<blocks, kThreads, 0, stream>>>(batch); break;
+    }
+    SIMKIT_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  EditKernel kernel_;
+  std::size_t shared_bytes_ = 0;
+  std::uint64_t resident_blocks_ = 0;
+  cuda::DeviceBuffer<std::uint16_t> scratch_;
+};
+
+std::uint64_t pairs_in_row(std::uint32_t row, std::uint32_t ny, bool triangle) {
+  if (!triangle) return ny;
+  return ny > row + std::uint64_t{1} ? ny - row - std::uint64_t{1} : 0;
+}
+
+// The end of the batch of rows starting at `begin`: at most kBatchPairs pairs, at least one row.
+std::uint32_t batch_end(std::uint32_t begin, std::uint32_t nx, std::uint32_t ny, bool triangle) {
+  std::uint64_t pairs = 0;
+  std::uint32_t end = begin;
+  for (; end < nx; ++end) {
+    const std::uint64_t more = pairs_in_row(end, ny, triangle);
+    if (end > begin && pairs + more > kBatchPairs) break;
+    pairs += more;
+  }
+  return end;
+}
+
+// Pairs below the rate, as the kernels leave them in `out` and the counter: the found
+// pairs of one batch, sorted by (a, b), run again with a larger buffer when they overflow it.
+class Collector {
+ public:
+  Collector() : out_(kInitialCapacity), count_(1), start_(cudaEventDefault), stop_(cudaEventDefault) {}
+
+  void run(Batch batch, const Launcher& launcher, std::vector<EditPair>& all) {
+    for (;;) {
+      batch.out = out_.get();
+      batch.capacity = out_.size();
+      batch.count = count_.get();
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(count_.get(), 0, sizeof(unsigned long long), stream_.get()));
+      start_.record(stream_.get());
+      launcher.launch(batch, stream_.get());
+      stop_.record(stream_.get());
+      unsigned long long found = 0;
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(&found, count_.get(), sizeof found, cudaMemcpyDeviceToHost, stream_.get()));
+      stream_.sync();
+      device_ms_ += cuda::elapsed_ms(start_, stop_);
+      if (found <= out_.size()) {
+        append(found, all);
+        return;
+      }
+      out_ = cuda::DeviceBuffer<EditPair>(found);
+    }
+  }
+  double device_ms() const { return device_ms_; }
+
+ private:
+  void append(std::size_t found, std::vector<EditPair>& all) {
+    const std::size_t old = all.size();
+    all.resize(old + found);
+    if (found > 0)
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(all.data() + old, out_.get(), found * sizeof(EditPair), cudaMemcpyDeviceToHost,
+                                        stream_.get()));
+    stream_.sync();
+    std::sort(all.begin() + static_cast<std::ptrdiff_t>(old), all.end(),
+              [](const EditPair& p, const EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  }
+
+  cuda::Stream stream_;
+  cuda::DeviceBuffer<EditPair> out_;
+  cuda::DeviceBuffer<unsigned long long> count_;
+  cuda::Event start_, stop_;
+  double device_ms_ = 0;
+};
+
+}  // namespace
+
+std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, double rate,
+                                     EditKernel kernel, int device, double* device_ms) {
+  detail::check_pair_strings(xs);
+  detail::check_pair_strings(ys);
+  if (device_ms != nullptr) *device_ms = 0;
+  std::vector<EditPair> all;
+  const auto nx = static_cast<std::uint32_t>(xs.size()), ny = static_cast<std::uint32_t>(ys.size());
+  if (nx == 0 || ny == 0) return all;
+
+  const cuda::DeviceGuard guard(device);
+  const DeviceStrings x_strings = upload(xs);
+  const DeviceStrings y_strings = &xs == &ys ? DeviceStrings{} : upload(ys);
+  const Strings y_view = &xs == &ys ? x_strings.view() : y_strings.view();
+  const Launcher launcher(kernel, longest(xs));
+  Collector collector;
+  for (std::uint32_t begin = 0; begin < nx;) {
+    const std::uint32_t end = batch_end(begin, nx, ny, triangle);
+    const std::uint64_t widest = pairs_in_row(begin, ny, triangle);  // the first row has the most pairs
+    const auto tiles_per_row = static_cast<std::uint32_t>((widest + kTileYs - 1) / kTileYs);
+    if (tiles_per_row > 0)
+      collector.run(Batch{x_strings.view(), y_view, ny, begin, end - begin, tiles_per_row, triangle, rate}, launcher, all);
+    begin = end;
+  }
+  if (device_ms != nullptr) *device_ms = collector.device_ms();
+  return all;
+}
+
+}  // namespace simkit::dedup

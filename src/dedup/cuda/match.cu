@@ -1,0 +1,282 @@
+// All-pairs CTPH matching on the GPU (see match_all_gpu in simkit/dedup.hpp).
+//
+// Signatures are grouped by block size; a group meets itself and the group of twice its
+// size. A block holds 64 signatures of the x group, one a thread, as bit masks in shared
+// memory (mask[c] bit i: character i of the part is c), and streams signatures of the y
+// group past them, the same y for every thread, so the loop is uniform. libfuzzy's score
+// is an edit distance with substitutions costing 2, which is la + lb - 2 LCS, and the LCS
+// of parts of at most 64 characters is one 64-bit word of bit-parallel steps (Hyyro).
+// The common 7-character substring the score also needs is checked the same way, only
+// for pairs whose score would pass the threshold.
+#include <algorithm>
+#include <cstring>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "dedup/compatible.hpp"
+#include "simkit/dedup.hpp"
+#include "simkit/error.hpp"
+
+namespace simkit::dedup {
+
+namespace {
+
+constexpr int kTile = 64;         // x signatures a block, one a thread
+constexpr int kChunk = 512;       // y signatures a block streams
+constexpr int kPartBytes = 64;    // a part's characters as 6-bit codes
+constexpr unsigned kCodes = 65;   // base64, and padding (kPad)
+constexpr unsigned char kPad = 64;
+
+// A part as the kernel reads it: its length and codes.
+struct alignas(16) PartCodes {
+  unsigned char code[kPartBytes];
+};
+
+struct DeviceMatch {
+  std::uint32_t a, b;
+  std::int32_t score;
+};
+
+struct Parts {
+  const PartCodes* codes;       // [signature][part]
+  const unsigned char* length;  // [signature][part]
+  const std::uint32_t* index;   // the signature's index in the caller's list
+};
+
+__device__ __forceinline__ std::uint64_t length_mask(unsigned length) {
+  return length >= 64 ? ~0ull : (1ull << length) - 1;
+}
+
+// Calls step(mask) for each character of a y part, its 16-byte words read whole; the
+// padding code past the end has an empty mask, which leaves both recurrences unchanged.
+template <typename Step>
+__device__ __forceinline__ void for_each_mask(const std::uint64_t* mask, int t, const PartCodes& y, unsigned ly,
+                                              Step&& step) {
+  const uint4* words = reinterpret_cast<const uint4*>(y.code);
+  for (unsigned q = 0; q * 16 < ly; ++q) {
+    const uint4 w = words[q];
+    const unsigned packed[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int k = 0; k < 16; ++k) step(mask[((packed[k / 4] >> (k % 4 * 8)) & 0xff) * kTile + t]);
+  }
+}
+
+// LCS of the x part held as masks (column `t` of `mask`) and a y part, bit-parallel.
+__device__ __forceinline__ unsigned lcs(const std::uint64_t* mask, int t, const PartCodes& y, unsigned ly,
+                                        unsigned lx) {
+  std::uint64_t v = ~0ull;
+  for_each_mask(mask, t, y, ly, [&](std::uint64_t m) {
+    const std::uint64_t u = v & m;
+    v = (v + u) | (v - u);
+  });
+  return __popcll(~v & length_mask(lx));
+}
+
+// Whether the parts share a 7-character substring: bit i of run[k] marks a common
+// substring of k + 1 characters ending at x's character i.
+__device__ __forceinline__ bool share_run(const std::uint64_t* mask, int t, const PartCodes& y, unsigned ly) {
+  std::uint64_t run[6] = {0, 0, 0, 0, 0, 0}, found = 0;
+  for_each_mask(mask, t, y, ly, [&](std::uint64_t m) {
+    found |= (run[5] << 1) & m;
+#pragma unroll
+    for (int k = 5; k > 0; --k) run[k] = (run[k - 1] << 1) & m;
+    run[0] = m;
+  });
+  return found != 0;
+}
+
+// libfuzzy's score of two parts compared at `block_size`, given their LCS; 0 when they
+// share no 7-character substring.
+__device__ unsigned part_score(unsigned lx, unsigned ly, unsigned common, std::uint64_t block_size, int threshold,
+                               const std::uint64_t* mask, int t, const PartCodes& y) {
+  if (lx < 7 || ly < 7) return 0;
+  std::uint64_t score = lx + ly - 2 * common;
+  score = score * 64 / (lx + ly);
+  score = 100 * score / 64;
+  if (score >= 100) return 0;
+  score = 100 - score;
+  const std::uint64_t cap = block_size / 3 * min(lx, ly);
+  score = min(score, cap);
+  if (score < static_cast<std::uint64_t>(threshold) || !share_run(mask, t, y, ly)) return 0;
+  return static_cast<unsigned>(score);
+}
+
+// Meeting of x signatures [x_begin, x_end) with y signatures [y_begin, y_end) (sorted
+// positions). `same`: one group, pairs x < y, both parts compared (at block_size and
+// twice it); otherwise x's second part meets y's first, at block_size (y's).
+template <bool Same>
+__global__ void __launch_bounds__(kTile) match_kernel(Parts parts, std::uint32_t x_begin, std::uint32_t x_end,
+                                                      std::uint32_t y_begin, std::uint32_t y_end,
+                                                      std::uint64_t block_size, int threshold, DeviceMatch* out,
+                                                      unsigned long long capacity, unsigned long long* count) {
+  extern __shared__ std::uint64_t masks[];  // [part][code][thread]
+  std::uint64_t* first = masks;
+  std::uint64_t* second = masks + kCodes * kTile;
+  const int t = static_cast<int>(threadIdx.x);
+  const std::uint32_t x = x_begin + blockIdx.x * kTile + t;
+  const std::uint32_t y0 = y_begin + blockIdx.y * kChunk;
+  std::uint32_t y1 = min(y_end, y0 + kChunk);
+  const std::uint32_t tile_first = x_begin + blockIdx.x * kTile;
+  const std::uint32_t ys = Same ? max(y0, tile_first + 1) : y0;
+  if (ys >= y1) return;  // a block wholly below the diagonal
+  const bool live = x < x_end;
+
+  // The x parts as masks: the second part for a double meeting, both for the same group.
+  unsigned lx[2] = {0, 0};
+  for (int p = 0; p < (Same ? 2 : 1); ++p) {
+    std::uint64_t* mask = p == 0 ? first : second;
+    for (unsigned c = 0; c < kCodes; ++c) mask[c * kTile + t] = 0;
+    if (!live) continue;
+    const int part = Same ? p : 1;
+    lx[p] = parts.length[x * 2 + part];
+    const unsigned char* code = parts.codes[x * 2 + part].code;  // kPad past the end
+    for (unsigned i = 0; i < lx[p]; ++i) mask[code[i] * kTile + t] |= 1ull << i;
+  }
+  __syncthreads();
+  if (!live) return;
+  const std::uint32_t me = parts.index[x];
+
+  for (std::uint32_t y = ys; y < y1; ++y) {
+    if (Same && y <= x) continue;
+    unsigned score = 0;
+    if (Same) {
+      const unsigned ly0 = parts.length[y * 2], ly1 = parts.length[y * 2 + 1];
+      const PartCodes& y_first = parts.codes[y * 2];
+      const PartCodes& y_second = parts.codes[y * 2 + 1];
+      const unsigned c0 = lcs(first, t, y_first, ly0, lx[0]);
+      const unsigned c1 = lcs(second, t, y_second, ly1, lx[1]);
+      if (ly0 == lx[0] && c0 == ly0 && ly1 == lx[1] && c1 == ly1) {
+        score = 100;  // identical signatures
+      } else {
+        score = max(part_score(lx[0], ly0, c0, block_size, threshold, first, t, y_first),
+                    part_score(lx[1], ly1, c1, block_size * 2, threshold, second, t, y_second));
+      }
+    } else {
+      const unsigned ly = parts.length[y * 2];
+      const PartCodes& y_first = parts.codes[y * 2];
+      const unsigned c = lcs(first, t, y_first, ly, lx[0]);
+      score = part_score(lx[0], ly, c, block_size, threshold, first, t, y_first);
+    }
+    if (score >= static_cast<unsigned>(threshold) && score > 0) {
+      const unsigned long long slot = atomicAdd(count, 1ull);
+      if (slot < capacity) {
+        const std::uint32_t other = parts.index[y];
+        out[slot] = DeviceMatch{min(me, other), max(me, other), static_cast<std::int32_t>(score)};
+      }
+    }
+  }
+}
+
+int code_of(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// The parts as codes in group order; false when a part holds a character outside base64
+// (only a signature made by hand can), which the kernels cannot tell apart.
+bool encode(const std::vector<ctph::Prepared>& signatures, const std::vector<std::uint32_t>& order,
+            std::vector<PartCodes>& codes, std::vector<unsigned char>& lengths) {
+  PartCodes padding;
+  std::memset(padding.code, kPad, sizeof padding.code);
+  codes.assign(order.size() * 2, padding);
+  lengths.assign(order.size() * 2, 0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const ctph::Prepared& s = signatures[order[k]];
+    const std::string* texts[2] = {&s.first.text, &s.second.text};
+    for (int p = 0; p < 2; ++p) {
+      lengths[k * 2 + p] = static_cast<unsigned char>(texts[p]->size());
+      for (std::size_t i = 0; i < texts[p]->size(); ++i) {
+        const int code = code_of((*texts[p])[i]);
+        if (code < 0) return false;
+        codes[k * 2 + p].code[i] = static_cast<unsigned char>(code);
+      }
+    }
+  }
+  return true;
+}
+
+template <typename T>
+cuda::DeviceBuffer<T> upload(const std::vector<T>& host) {
+  cuda::DeviceBuffer<T> buffer(host.size());
+  if (!host.empty()) SIMKIT_CUDA_CHECK(cudaMemcpy(buffer.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
+                                 double* device_ms) {
+  threshold = std::clamp(threshold, 1, 100);
+  std::vector<std::uint64_t> sizes(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
+  const CompatibleGroups groups(sizes);
+  std::vector<PartCodes> codes;
+  std::vector<unsigned char> lengths;
+  if (!encode(signatures, groups.order(), codes, lengths)) {
+    if (device_ms != nullptr) *device_ms = 0;
+    return match_all(signatures, threshold);
+  }
+
+  const cuda::DeviceGuard guard(device);
+  const cuda::Stream stream;
+  const auto d_codes = upload(codes);
+  const auto d_lengths = upload(lengths);
+  const auto d_index = upload(groups.order());
+  const Parts parts{d_codes.get(), d_lengths.get(), d_index.get()};
+  constexpr std::size_t kSmem = 2 * kCodes * kTile * sizeof(std::uint64_t);
+  cuda::allow_dynamic_shared<match_kernel<true>>(kSmem);
+  cuda::allow_dynamic_shared<match_kernel<false>>(kSmem);
+
+  std::size_t capacity = std::size_t{1} << 20;
+  cuda::DeviceBuffer<DeviceMatch> d_out(capacity);
+  cuda::DeviceBuffer<unsigned long long> d_count(1);
+  std::vector<DeviceMatch> found;
+  double total_ms = 0;
+  cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+  for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
+    const auto& gx = groups.groups()[meeting.x];
+    const auto& gy = groups.groups()[meeting.y];
+    if (meeting.same() && gx.end - gx.begin < 2) continue;
+    const dim3 grid((gx.end - gx.begin + kTile - 1) / kTile, (gy.end - gy.begin + kChunk - 1) / kChunk);
+    if (grid.y > 65535) throw Failure("too many signatures of one block size for the GPU matcher");
+    for (;;) {  // again with a larger buffer when the matches did not fit
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(d_count.get(), 0, sizeof(unsigned long long), stream.get()));
+      start.record(stream.get());
+      if (meeting.same())
+        match_kernel<true><<<grid, kTile, kSmem, stream.get()>>>(parts, gx.begin, gx.end, gy.begin, gy.end,
+                                                                 gx.block_size, threshold, d_out.get(), capacity,
+                                                                 d_count.get());
+      else
+        match_kernel<false><<<grid, kTile, kSmem, stream.get()>>>(parts, gx.begin, gx.end, gy.begin, gy.end,
+                                                                  gy.block_size, threshold, d_out.get(), capacity,
+                                                                  d_count.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      stop.record(stream.get());
+      unsigned long long count = 0;
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(&count, d_count.get(), sizeof count, cudaMemcpyDeviceToHost, stream.get()));
+      stream.sync();
+      total_ms += cuda::elapsed_ms(start, stop);
+      if (count > capacity) {
+        capacity = static_cast<std::size_t>(count) + count / 4;
+        d_out = cuda::DeviceBuffer<DeviceMatch>(capacity);
+        continue;
+      }
+      const std::size_t old = found.size();
+      found.resize(old + count);
+      SIMKIT_CUDA_CHECK(cudaMemcpy(found.data() + old, d_out.get(), count * sizeof(DeviceMatch), cudaMemcpyDeviceToHost));
+      break;
+    }
+  }
+  if (device_ms != nullptr) *device_ms = total_ms;
+  std::vector<Match> all(found.size());
+  std::transform(found.begin(), found.end(), all.begin(),
+                 [](const DeviceMatch& m) { return Match{m.a, m.b, static_cast<int>(m.score)}; });
+  std::sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  return all;
+}
+
+}  // namespace simkit::dedup

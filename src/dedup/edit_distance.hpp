@@ -1,0 +1,74 @@
+// Edit distances for near-duplicate detection: Levenshtein distance (unit costs) of whole
+// documents, and all pairs of short strings (CTPH signatures) below an edit rate, on the
+// CPU or the GPU with three kernels kept behind one interface.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simkit/dedup.hpp"
+
+namespace simkit::dedup {
+
+// Levenshtein distance by the textbook two-row DP: the reference the fast paths are
+// tested against.
+std::uint32_t edit_distance_reference(std::string_view a, std::string_view b);
+
+// The same distance by Myers/Hyyrö bit-parallel DP (64-bit words, any length).
+std::uint32_t edit_distance(std::string_view a, std::string_view b);
+
+// The distance when it is at most `limit`, else nothing: for verifying long documents,
+// where only distances under a threshold matter.
+std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::string_view b, std::uint32_t limit);
+
+// Whether distance d of strings of lengths la and lb is an edit rate below `rate`:
+// d / (la + lb) < rate, computed as d < rate * (la + lb) in double on CPU and GPU alike
+// (constexpr, so that the CUDA kernels evaluate this very expression). Two empty strings
+// have rate 0. False for d + 1 whenever false for d: since d >= |la - lb|, a length
+// difference that fails the test rules a pair out uncomputed.
+constexpr bool below_rate(std::uint32_t d, std::size_t la, std::size_t lb, double rate) {
+  return static_cast<double>(d) < rate * static_cast<double>(la + lb) || (d == 0 && la + lb == 0 && rate > 0);
+}
+
+// Short strings packed end to end: string i is chars[offsets[i], offsets[i + 1]).
+struct StringSet {
+  std::string chars;
+  std::vector<std::uint32_t> offsets{0};
+  std::size_t size() const { return offsets.size() - 1; }
+  std::string_view operator[](std::size_t i) const {
+    return std::string_view(chars).substr(offsets[i], offsets[i + 1] - offsets[i]);
+  }
+  void add(std::string_view s) {
+    chars.append(s);
+    offsets.push_back(static_cast<std::uint32_t>(chars.size()));
+  }
+};
+
+// The longest string the all-pairs kernels take.
+inline constexpr std::size_t kMaxPairString = 320;
+
+struct EditPair {
+  std::uint32_t a = 0, b = 0;  // indices into xs and ys
+  std::uint32_t distance = 0;
+  friend bool operator==(const EditPair&, const EditPair&) = default;
+};
+
+// EditKernel (simkit/dedup.hpp): which GPU kernel edit_pairs_gpu runs.
+const char* kernel_name(EditKernel kernel);
+
+// Every pair (i, j), i in xs and j in ys, whose edit distance is below `rate` (see
+// below_rate), sorted by (a, b). With `triangle`, xs and ys must be the same set and only
+// pairs i < j count. Strings longer than kMaxPairString: InputError. CPU: all cores.
+std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, double rate);
+
+// The same on CUDA device `device` with the kernel chosen; the same pairs as the CPU.
+// Rows are processed in batches so that any number of pairs fits. `device_ms`, when
+// given, receives the kernels' time (device events). A CPU-only build throws Failure.
+std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, double rate,
+                                     EditKernel kernel, int device, double* device_ms = nullptr);
+
+}  // namespace simkit::dedup

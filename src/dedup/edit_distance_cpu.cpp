@@ -1,0 +1,171 @@
+// Levenshtein distances on the CPU: the two-row reference; Myers/Hyyrö bit vectors over
+// 64-row blocks of the pattern, computed only where the band of diagonals that a limit
+// leaves open crosses them; all pairs of short strings below an edit rate, on every core.
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <vector>
+
+#include <fmt/format.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "dedup/edit_detail.hpp"
+#include "dedup/edit_distance.hpp"
+#include "simkit/error.hpp"
+
+namespace simkit::dedup {
+
+namespace {
+
+using detail::advance_block;
+using detail::kWordBits;
+
+// Match masks of a pattern: bit r of word w of of(c) is set when pattern[64w + r] == c.
+class PatternMasks {
+ public:
+  explicit PatternMasks(std::string_view pattern)
+      : words_((pattern.size() + kWordBits - 1) / kWordBits), length_(pattern.size()), masks_(256 * words_) {
+    for (std::size_t i = 0; i < pattern.size(); ++i)
+      masks_[static_cast<unsigned char>(pattern[i]) * words_ + i / kWordBits] |= std::uint64_t{1} << (i % kWordBits);
+  }
+  std::size_t words() const { return words_; }
+  std::size_t length() const { return length_; }
+  const std::uint64_t* of(char c) const { return masks_.data() + static_cast<unsigned char>(c) * words_; }
+
+ private:
+  std::size_t words_, length_;
+  std::vector<std::uint64_t> masks_;
+};
+
+// One 64-row block of the DP column: its vertical deltas and the value at its last row.
+struct Block {
+  std::uint64_t pv = ~std::uint64_t{0}, mv = 0;
+  std::int64_t score = 0;
+};
+
+// D[m][n] of the pattern (m rows) against the text (n columns) when it is at most k, else
+// some value above k; needs |n - m| <= k and room for pattern.words() blocks. An alignment
+// through cell (i, j) costs at least |j - i| + |(n - j) - (m - i)|, so only the diagonals
+// -below <= j - i <= above matter; the blocks holding none of their cells in a column are
+// skipped. Cells outside the band see made-up neighbours (+1 steps) that can only
+// overstate them, so every cell of an alignment of cost <= k is still exact.
+std::int64_t banded_distance(const PatternMasks& pattern, std::string_view text, std::int64_t k, Block* blocks) {
+  const auto m = static_cast<std::int64_t>(pattern.length());
+  const auto n = static_cast<std::int64_t>(text.size());
+  if (m == 0 || n == 0) return m + n;
+  const std::int64_t above = (k + (n - m)) / 2, below = (k - (n - m)) / 2;
+  const std::int64_t last_word = (m - 1) / kWordBits;
+  const int last_bit = static_cast<int>((m - 1) % kWordBits);
+  const auto last_row = [m](std::int64_t b) { return std::min(kWordBits * (b + 1), m); };
+
+  std::int64_t last = 0;  // blocks [first, last] are computed in a column
+  blocks[0] = Block{.score = last_row(0)};
+  for (std::int64_t j = 1; j <= n; ++j) {
+    // The band's lower end enters a new block: its rows start one step apart, below the
+    // block above as the previous column left it.
+    for (const std::int64_t needed = (std::min(m, j + below) - 1) / kWordBits; last < needed; ++last)
+      blocks[last + 1] = Block{.score = blocks[last].score + last_row(last + 1) - last_row(last)};
+    const std::int64_t first = (std::max<std::int64_t>(1, j - above) - 1) / kWordBits;
+    const std::uint64_t* eq = pattern.of(text[static_cast<std::size_t>(j - 1)]);
+    int h = 1;  // row 0 grows by one a column; above a skipped block, so do the made-up rows
+    for (std::int64_t b = first; b <= last; ++b) {
+      Block& block = blocks[b];
+      h = advance_block(block.pv, block.mv, eq[b], h, b == last_word ? last_bit : kWordBits - 1);
+      block.score += h;
+    }
+  }
+  return blocks[last_word].score;
+}
+
+// The shorter string first: fewer pattern words to compute.
+std::pair<std::string_view, std::string_view> shorter_first(std::string_view a, std::string_view b) {
+  return a.size() <= b.size() ? std::pair{a, b} : std::pair{b, a};
+}
+
+// Every pair of row i of xs below the rate, in order of b, appended to `out`.
+void pairs_of_row(const StringSet& xs, const StringSet& ys, std::size_t i, bool triangle, double rate,
+                  std::vector<EditPair>& out) {
+  const std::string_view x = xs[i];
+  const PatternMasks masks(x);
+  std::array<Block, detail::kMaxPairWords> blocks;
+  for (std::size_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
+    const std::string_view y = ys[j];
+    const std::size_t gap = x.size() > y.size() ? x.size() - y.size() : y.size() - x.size();
+    if (!below_rate(static_cast<std::uint32_t>(gap), x.size(), y.size(), rate)) continue;
+    const std::int64_t whole = static_cast<std::int64_t>(std::max(x.size(), y.size()));
+    const auto d = static_cast<std::uint32_t>(banded_distance(masks, y, whole, blocks.data()));
+    if (below_rate(d, x.size(), y.size(), rate))
+      out.push_back(EditPair{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), d});
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void check_pair_strings(const StringSet& strings) {
+  for (std::size_t i = 0; i < strings.size(); ++i)
+    if (strings[i].size() > kMaxPairString)
+      throw InputError({}, fmt::format("string {} is {} bytes long; edit-distance pairs take strings of at most {}",
+                                       i, strings[i].size(), kMaxPairString));
+}
+
+}  // namespace detail
+
+std::uint32_t edit_distance_reference(std::string_view a, std::string_view b) {
+  std::vector<std::uint32_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0u);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::uint32_t diagonal = row[0];
+    row[0] = static_cast<std::uint32_t>(i);
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::uint32_t up = row[j];
+      row[j] = std::min({diagonal + (a[i - 1] == b[j - 1] ? 0u : 1u), up + 1, row[j - 1] + 1});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::uint32_t edit_distance(std::string_view a, std::string_view b) {
+  const auto [pattern, text] = shorter_first(a, b);
+  const PatternMasks masks(pattern);
+  std::vector<Block> blocks(masks.words());
+  return static_cast<std::uint32_t>(
+      banded_distance(masks, text, static_cast<std::int64_t>(text.size()), blocks.data()));
+}
+
+std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::string_view b, std::uint32_t limit) {
+  const auto [pattern, text] = shorter_first(a, b);
+  if (text.size() - pattern.size() > limit) return std::nullopt;  // d >= the length difference
+  const PatternMasks masks(pattern);
+  std::vector<Block> blocks(masks.words());
+  const std::int64_t k = std::min<std::int64_t>(limit, static_cast<std::int64_t>(text.size()));
+  const std::int64_t d = banded_distance(masks, text, k, blocks.data());
+  if (d > limit) return std::nullopt;
+  return static_cast<std::uint32_t>(d);
+}
+
+const char* kernel_name(EditKernel kernel) {
+  switch (kernel) {
+    case EditKernel::shared_rows: return "shared_rows";
+    case EditKernel::global_rows: return "global_rows";
+    case EditKernel::bit_parallel: return "bit_parallel";
+  }
+  return "unknown";
+}
+
+std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, double rate) {
+  detail::check_pair_strings(xs);
+  detail::check_pair_strings(ys);
+  tbb::enumerable_thread_specific<std::vector<EditPair>> found;
+  tbb::parallel_for(std::size_t{0}, xs.size(),
+                    [&](std::size_t i) { pairs_of_row(xs, ys, i, triangle, rate, found.local()); });
+  std::vector<EditPair> all;
+  for (auto& part : found) all.insert(all.end(), part.begin(), part.end());
+  std::sort(all.begin(), all.end(), [](const EditPair& p, const EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  return all;
+}
+
+}  // namespace simkit::dedup

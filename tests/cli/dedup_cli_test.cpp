@@ -1,0 +1,189 @@
+// simkit dedup through the real program: in ssdeep mode the same pairs and scores as
+// `ssdeep -x` on the bundled Boost headers (from the folder itself, from ssdeep's list and
+// from ours), TSV, JSON and clusters that agree, edit-rate mode on planted near-duplicates,
+// and bad input refused with one line and no output file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "../dedup/dedup_fixture.hpp"
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+namespace fs = std::filesystem;
+using Pairs = std::map<std::pair<std::string, std::string>, std::string>;  // {a, b} (a < b) -> score or rate
+
+std::pair<std::string, std::string> ordered(std::string a, std::string b) {
+  return a < b ? std::pair{a, b} : std::pair{b, a};
+}
+
+// simkit's TSV: each pair once.
+Pairs read_tsv(const std::string& text) {
+  Pairs pairs;
+  for (const std::string& line : test::lines_of(text)) {
+    const auto t1 = line.find('\t'), t2 = line.rfind('\t');
+    EXPECT_NE(t1, t2) << line;
+    const bool fresh = pairs.emplace(ordered(line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1)), line.substr(t2 + 1)).second;
+    EXPECT_TRUE(fresh) << "listed twice: " << line;
+  }
+  return pairs;
+}
+
+// ssdeep -s -x: "LIST:a matches LIST:b (score)", each pair in both directions.
+Pairs read_ssdeep_x(const std::string& text, const std::string& list) {
+  Pairs pairs;
+  const std::regex line_form("(.*) matches (.*) \\((\\d+)\\)");
+  for (const std::string& line : test::lines_of(text)) {
+    std::smatch m;
+    if (line.empty()) continue;
+    EXPECT_TRUE(std::regex_match(line, m, line_form)) << line;
+    const auto name = [&](const std::string& s) { return s.substr(s.rfind(list + ":", 0) == 0 ? list.size() + 1 : 0); };
+    pairs[ordered(name(m[1]), name(m[2]))] = m[3];
+  }
+  return pairs;
+}
+
+std::string boost_dir() { return (test::source_dir() / "data/samples/boost").string(); }
+
+test::RunResult dedup(std::vector<std::string> args) {
+  args.insert(args.begin(), "dedup");
+  return test::run_simkit(args);
+}
+
+TEST(DedupCli, SsdeepModeEqualsSsdeep) {
+  ASSERT_EQ(std::system("command -v ssdeep > /dev/null"), 0) << "ssdeep is missing: run scripts/setup.sh";
+  const test::TempDir dir;
+  const std::string theirs_list = (dir / "theirs.txt").string(), ours_list = (dir / "ours.txt").string();
+  test::write_file(theirs_list, test::run_shell("ssdeep -r '" + boost_dir() + "' 2>/dev/null"));
+  const Pairs want = read_ssdeep_x(test::run_shell("ssdeep -s -x '" + theirs_list + "'"), theirs_list);
+  ASSERT_GE(want.size(), 1000u);
+
+  const test::RunResult hashed = test::run_simkit({"hash", "-r", "-o", ours_list, boost_dir()});
+  ASSERT_EQ(hashed.exit_code, 0) << hashed.err;
+  std::vector<std::vector<std::string>> runs = {{theirs_list}, {ours_list}, {boost_dir()}};
+  if (test::gpu_available()) runs.push_back({"--device", "cuda", theirs_list});
+  for (std::vector<std::string> args : runs) {
+    const std::string what = args.back();
+    args.insert(args.begin(), {"--device", "cpu"});  // the last --device given counts
+    const test::RunResult r = dedup(args);
+    ASSERT_EQ(r.exit_code, 0) << what << ": " << r.err;
+    EXPECT_EQ(read_tsv(r.out), want) << what;
+  }
+
+  // A threshold keeps the pairs scoring at least it.
+  Pairs strong;
+  for (const auto& [pair, score] : want)
+    if (std::stoi(score) >= 60) strong.emplace(pair, score);
+  const test::RunResult r = dedup({"--device", "cpu", "-t", "60", theirs_list});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_tsv(r.out), strong);
+  EXPECT_FALSE(strong.empty());
+  EXPECT_LT(strong.size(), want.size());
+}
+
+// JSON pairs equal the TSV's; clusters are the connected components of those pairs.
+TEST(DedupCli, JsonAndClusters) {
+  const test::RunResult tsv = dedup({"--device", "cpu", "-t", "40", boost_dir()});
+  ASSERT_EQ(tsv.exit_code, 0) << tsv.err;
+  const Pairs pairs = read_tsv(tsv.out);
+
+  const test::RunResult json = dedup({"--device", "cpu", "-t", "40", "--format", "json", boost_dir()});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["mode"], "ssdeep");
+  Pairs from_json;
+  for (const auto& p : doc["pairs"]) from_json[ordered(p["a"], p["b"])] = std::to_string(p["score"].get<int>());
+  EXPECT_EQ(from_json, pairs);
+
+  // Components by repeated merging of the pairs' name sets.
+  std::vector<std::set<std::string>> want;
+  for (const auto& [pair, score] : pairs) {
+    std::set<std::string> merged = {pair.first, pair.second};
+    std::vector<std::set<std::string>> rest;
+    for (auto& c : want) {
+      if (c.count(pair.first) || c.count(pair.second)) merged.insert(c.begin(), c.end());
+      else rest.push_back(std::move(c));
+    }
+    rest.push_back(std::move(merged));
+    want = std::move(rest);
+  }
+  const test::RunResult clusters = dedup({"--device", "cpu", "-t", "40", "--clusters", boost_dir()});
+  ASSERT_EQ(clusters.exit_code, 0) << clusters.err;
+  std::vector<std::set<std::string>> got;
+  for (const std::string& line : test::lines_of(clusters.out)) {
+    std::set<std::string> members;
+    for (std::size_t at = 0, tab; at <= line.size(); at = tab + 1) {
+      tab = line.find('\t', at);
+      if (tab == std::string::npos) tab = line.size();
+      members.insert(line.substr(at, tab - at));
+    }
+    got.push_back(members);
+  }
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want);
+  EXPECT_GE(got.size(), 2u);
+}
+
+TEST(DedupCli, EditRateFindsPlantedCopies) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const test::TempDir dir;
+  const auto files = test::plant_near_duplicates(dir.path(), 40, random);
+  const auto want_matches = test::pairs_below_rate(files, 0.05);
+  Pairs want;
+  for (const auto& m : want_matches) want[ordered(files[m.a], files[m.b])] = fmt::format("{:.6f}", m.rate);
+  std::vector<std::vector<std::string>> runs = {{"--device", "cpu"}};
+  if (test::gpu_available()) runs.push_back({"--device", "cuda", "--kernel", "shared"});
+  for (std::vector<std::string> args : runs) {
+    args.insert(args.end(), {"--mode", "edit-rate", "--rate", "0.05", dir.path().string()});
+    const test::RunResult r = dedup(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(read_tsv(r.out), want);
+  }
+  EXPECT_GE(want.size(), 40u);  // every planted copy is within 1% edits
+}
+
+TEST(DedupCli, BadInputGetsOneLineAndNoOutput) {
+  const test::TempDir dir;
+  fs::create_directories(dir / "empty_dir");
+  test::write_file(dir / "f", "some text");
+  fs::create_symlink(dir / "nowhere", dir / "dangling");
+  test::write_file(dir / "list.txt", "ssdeep,1.1--blocksize:hash:hash,filename\n3:abc:def,\"a\"\n3:abc;def,\"b\"\n");
+  const std::string out = (dir / "out.tsv").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{(dir / "missing").string()}, "no such file"},
+      {{(dir / "empty_dir").string()}, "holds no file"},
+      {{(dir / "f").string(), (dir / "dangling").string()}, "dangling"},
+      {{(dir / "list.txt").string()}, "list.txt:3:6:"},
+      {{"--mode", "edit-rate", (dir / "list.txt").string()}, "list.txt:3:6:"},
+      {{"--mode", "edit-rate", (dir / "f").string(), "--rate", "-1"}, "edit rate"},
+      {{"--mode", "edit-rate", (dir / "f").string(), "--sig-length", "400"}, "signature length"},
+      {{"--mode", "fast", (dir / "f").string()}, "--mode"},
+      {{"-t", "0", (dir / "f").string()}, "--threshold"},
+      {{"--format", "xml", (dir / "f").string()}, "--format"},
+  };
+  for (const auto& [paths, words] : cases) {
+    std::vector<std::string> args = {"--device", "cpu", "-o", out};
+    args.insert(args.end(), paths.begin(), paths.end());
+    const test::RunResult r = dedup(args);
+    EXPECT_EQ(r.exit_code, 2) << paths.back();
+    EXPECT_EQ(test::lines_of(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+}  // namespace
+}  // namespace simkit

@@ -1,0 +1,71 @@
+// Planted near-duplicates for the edit-rate tests (CPU and GPU): real headers and copies
+// with a few random edits, and the pairs a correct pipeline must report.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "dedup/edit_distance.hpp"
+#include "simkit/dedup.hpp"
+#include "test_support.hpp"
+
+namespace simkit::test {
+
+// `count` headers of /usr/include of 500 to 8,000 bytes, each beside a copy with 1 to 1%
+// of its length random substitutions, insertions and deletions. Returns the files.
+inline std::vector<std::string> plant_near_duplicates(const std::filesystem::path& dir, std::size_t count,
+                                                      Random& random) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> headers;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator("/usr/include", ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file(ec) && it->file_size(ec) >= 500 && it->file_size(ec) <= 8000) headers.push_back(it->path());
+  std::sort(headers.begin(), headers.end());
+  std::shuffle(headers.begin(), headers.end(), random.engine());
+  headers.resize(std::min(count, headers.size()));
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < headers.size(); ++i) {
+    std::ifstream in(headers[i], std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    const std::string original = (dir / ("doc" + std::to_string(i) + ".h")).string();
+    write_file(original, text);
+    const int edits = random.integer(1, std::max(1, static_cast<int>(text.size() / 100)));
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const auto at = static_cast<std::size_t>(random.integer(0, static_cast<int>(text.size()) - 1));
+      const char c = static_cast<char>(random.integer(32, 126));
+      switch (random.integer(0, 2)) {
+        case 0: text[at] = c; break;
+        case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+        default: text.erase(at, 1); break;
+      }
+    }
+    const std::string copy = (dir / ("doc" + std::to_string(i) + "-edited.h")).string();
+    write_file(copy, text);
+    files.push_back(original);
+    files.push_back(copy);
+  }
+  return files;
+}
+
+// Every pair of files whose exact edit rate is below `rate`, by brute force.
+inline std::vector<dedup::RateMatch> pairs_below_rate(const std::vector<std::string>& files, double rate) {
+  std::vector<std::string> texts;
+  for (const std::string& f : files) texts.push_back(read_file(f));
+  std::vector<dedup::RateMatch> out;
+  for (std::uint32_t i = 0; i < texts.size(); ++i)
+    for (std::uint32_t j = i + 1; j < texts.size(); ++j) {
+      const std::size_t la = texts[i].size(), lb = texts[j].size();
+      if (!dedup::below_rate(static_cast<std::uint32_t>(la > lb ? la - lb : lb - la), la, lb, rate)) continue;
+      const std::uint32_t d = dedup::edit_distance(texts[i], texts[j]);
+      if (dedup::below_rate(d, la, lb, rate))
+        out.push_back({i, j, d, la + lb == 0 ? 0.0 : static_cast<double>(d) / static_cast<double>(la + lb)});
+    }
+  return out;
+}
+
+}  // namespace simkit::test

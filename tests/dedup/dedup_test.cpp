@@ -1,0 +1,139 @@
+// simkit dedup's pieces: ssdeep hash lists, the index-based matcher on signatures that
+// stress it, rate signatures, and the edit-rate pipeline on planted near-duplicates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "dedup/edit_distance.hpp"
+#include "dedup_fixture.hpp"
+#include "simkit/ctph.hpp"
+#include "simkit/dedup.hpp"
+#include "simkit/error.hpp"
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(HashList, ReadsWhatItWrites) {
+  const std::vector<std::pair<std::string, std::string>> entries = {
+      {"3:abc:de", "plain.txt"}, {"6:rJPHPd:n", "a\"b.txt"}, {"3::", "dir/with,comma and space"}, {"96:AbC+/9:x", ""}};
+  std::string text = std::string(dedup::kSsdeepHeader) + "\n";
+  for (const auto& [sig, file] : entries) text += file.empty() ? sig + "\n" : dedup::list_line(sig, file);
+  text += "\r\n";  // a blank line, CRLF
+  ASSERT_TRUE(dedup::is_hash_list(text));
+  const auto got = dedup::read_hash_list(text, "list.txt");
+  ASSERT_EQ(got.size(), entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(got[i].signature, entries[i].first);
+    EXPECT_EQ(got[i].file, entries[i].second);
+  }
+  EXPECT_EQ(dedup::list_line("3:a:b", "x\"y"), "3:a:b,\"x\\\"y\"\n");
+}
+
+TEST(HashList, MalformedLinesSayWhere) {
+  const std::string header = std::string(dedup::kSsdeepHeader) + "\n";
+  struct Case {
+    std::string text;
+    std::string where;  // "list:LINE:COLUMN"
+  };
+  const std::vector<Case> cases = {
+      {"3:abc:def,\"x\"\n", "list:1:1"},                       // no header
+      {header + "x:abc:def,\"x\"\n", "list:2:1"},              // no block size
+      {header + "3:abc\n", "list:2:6"},                        // one part
+      {header + "3:ab!c:def,\"x\"\n", "list:2:5"},             // not base64
+      {header + "3:abc:def,x\n", "list:2:9"},                  // unquoted name
+      {header + "3:abc:def,\"x\n", "list:2:13"},               // unclosed name
+      {header + "3:" + std::string(65, 'a') + ":b\n", "list:2:3"},  // part too long
+      {header + "12345678901234567890:a:b\n", "list:2:1"},     // block size too long
+  };
+  for (const Case& c : cases) {
+    try {
+      dedup::read_hash_list(c.text, "list");
+      ADD_FAILURE() << "accepted: " << c.text;
+    } catch (const InputError& e) {
+      EXPECT_EQ(to_string(e.where()), c.where) << e.what();
+      EXPECT_NE(std::string(e.what()).find("expected"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The index-based matcher against scoring every pair, on signatures made to stress it:
+// identical short ones (no 7-gram to share), substrings common to nearly all (the
+// fallback to meeting every compatible signature), and every block-size relation.
+TEST(CtphMatch, IndexEqualsEveryPairOnHardSignatures) {
+  test::Random random;
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const auto text = [&](int length, int letters) {
+    std::string s;
+    for (int i = 0; i < length; ++i) s += alphabet[random.integer(0, letters - 1)];
+    return s;
+  };
+  std::vector<std::string> signatures;
+  for (int i = 0; i < 400; ++i) {
+    const std::uint64_t size = 3ull << random.integer(0, 4);
+    switch (i % 4) {
+      case 0: signatures.push_back(std::to_string(size) + ":" + text(random.integer(0, 6), 3) + ":" + text(random.integer(0, 3), 3)); break;
+      case 1: signatures.push_back(std::to_string(size) + ":AAAbcdefgAAA" + text(random.integer(0, 40), 64) + ":" + text(20, 64)); break;
+      case 2: signatures.push_back(std::to_string(size) + ":" + text(random.integer(20, 64), 4) + ":" + text(random.integer(10, 32), 4)); break;
+      default: {
+        const std::string copy = signatures[random.integer(0, i - 1)];
+        signatures.push_back(copy);
+        break;
+      }
+    }
+  }
+  std::vector<ctph::Prepared> prepared(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i])) << signatures[i];
+  for (int threshold : {1, 40, 100}) {
+    std::vector<dedup::Match> want;
+    for (std::uint32_t i = 0; i < prepared.size(); ++i)
+      for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
+        if (const int s = ctph::compare(prepared[i], prepared[j]); s >= threshold) want.push_back({i, j, s});
+    EXPECT_EQ(dedup::match_all(prepared, threshold), want) << "threshold " << threshold;
+    EXPECT_GT(want.size(), 100u);
+  }
+}
+
+TEST(RateSignature, FitsTheLengthAndDoublesTheBlockSize) {
+  test::Random random;
+  for (const std::size_t n : {0, 1, 100, 5000, 100000})
+    for (const std::size_t max_length : {1, 20, 100, 320}) {
+      std::vector<unsigned char> data(n);
+      for (auto& c : data) c = static_cast<unsigned char>(random.integer(0, 255));
+      const ctph::RateSignature s = ctph::rate_signature(data, max_length);
+      EXPECT_LE(s.text.size(), max_length) << n;
+      EXPECT_LE(s.doubled.size(), s.text.size());
+      EXPECT_EQ(n == 0, s.text.empty());
+      // Deterministic, and a one-byte change far from the ends changes few characters.
+      EXPECT_EQ(ctph::rate_signature(data, max_length).text, s.text);
+      if (n >= 5000 && max_length >= 100) {
+        auto changed = data;
+        changed[n / 2] ^= 0x55;
+        const ctph::RateSignature t = ctph::rate_signature(changed, max_length);
+        if (t.block_size == s.block_size) { EXPECT_LE(dedup::edit_distance_reference(s.text, t.text), 3u); }
+      }
+    }
+}
+
+// Real headers and planted near-duplicates (a few random edits): every pair of the set
+// whose exact edit rate is below the threshold is found, with its exact distance, and
+// nothing else. On the CPU here; the GPU test runs the same set through each kernel.
+TEST(EditRate, FindsEveryPlantedNearDuplicateAndNothingAbove) {
+  test::Random random;
+  const test::TempDir dir;
+  const std::vector<std::string> files = test::plant_near_duplicates(dir.path(), test::quick() ? 20 : 60, random);
+  dedup::RateOptions options;
+  options.rate = 0.05;
+  const auto got = dedup::match_rates(files, options);
+  const auto want = test::pairs_below_rate(files, options.rate);
+  EXPECT_EQ(got, want);
+  EXPECT_GE(want.size(), files.size() / 2 - 2);  // the planted pairs, give or take a short file
+}
+
+}  // namespace
+}  // namespace simkit

@@ -1,0 +1,64 @@
+// Random strings for the edit-distance tests (CPU and GPU): alphabets from 2 letters (long
+// common subsequences, many ties in the DP) to all 256 byte values, and sets with planted
+// close pairs so that rates below a threshold actually occur.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dedup/edit_distance.hpp"
+#include "test_support.hpp"
+
+namespace simkit::test {
+
+inline std::string random_string(Random& random, int length, int letters) {
+  std::string s(static_cast<std::size_t>(length), '\0');
+  for (char& c : s) c = static_cast<char>(random.integer(0, letters - 1) + (letters <= 64 ? 'A' : 0));
+  return s;
+}
+
+// A copy of s with `edits` random substitutions, insertions and deletions.
+inline std::string edited(Random& random, std::string s, int edits, int letters) {
+  for (int e = 0; e < edits; ++e) {
+    const int op = s.empty() ? 1 : random.integer(0, 2);
+    const auto at = static_cast<std::size_t>(random.integer(0, static_cast<int>(s.size()) - (op == 1 ? 0 : 1)));
+    const char c = random_string(random, 1, letters)[0];
+    if (op == 0) s[at] = c;
+    else if (op == 1) s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c);
+    else s.erase(at, 1);
+  }
+  return s;
+}
+
+// `count` strings of lengths 0..max_length over `letters` letters; every third one an
+// edited copy of an earlier one.
+inline dedup::StringSet random_set(Random& random, int count, int max_length, int letters) {
+  dedup::StringSet set;
+  std::vector<std::string> kept;
+  for (int i = 0; i < count; ++i) {
+    std::string s;
+    if (i % 3 == 2) {
+      s = edited(random, kept[static_cast<std::size_t>(random.integer(0, i - 1))], random.integer(0, 12), letters);
+      if (s.size() > static_cast<std::size_t>(max_length)) s.resize(static_cast<std::size_t>(max_length));
+    } else {
+      s = random_string(random, random.integer(0, max_length), letters);
+    }
+    kept.push_back(s);
+    set.add(s);
+  }
+  return set;
+}
+
+// Every pair below the rate by the reference DP.
+inline std::vector<dedup::EditPair> brute_force_pairs(const dedup::StringSet& xs, const dedup::StringSet& ys,
+                                                      bool triangle, double rate) {
+  std::vector<dedup::EditPair> out;
+  for (std::uint32_t i = 0; i < xs.size(); ++i)
+    for (std::uint32_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
+      const std::uint32_t d = dedup::edit_distance_reference(xs[i], ys[j]);
+      if (dedup::below_rate(d, xs[i].size(), ys[j].size(), rate)) out.push_back({i, j, d});
+    }
+  return out;
+}
+
+}  // namespace simkit::test

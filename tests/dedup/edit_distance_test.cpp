@@ -1,0 +1,98 @@
+// Levenshtein distances on the CPU against the two-row reference DP: the bit-parallel
+// distance, the limited one, and all pairs below an edit rate.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "dedup/edit_distance.hpp"
+#include "edit_distance_fixture.hpp"
+#include "simkit/error.hpp"
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+TEST(EditDistance, ReferenceOnKnownCases) {
+  EXPECT_EQ(dedup::edit_distance_reference("", ""), 0u);
+  EXPECT_EQ(dedup::edit_distance_reference("abc", ""), 3u);
+  EXPECT_EQ(dedup::edit_distance_reference("", "abcd"), 4u);
+  EXPECT_EQ(dedup::edit_distance_reference("kitten", "sitting"), 3u);
+  EXPECT_EQ(dedup::edit_distance_reference("flaw", "lawn"), 2u);
+  EXPECT_EQ(dedup::edit_distance_reference("intention", "execution"), 5u);
+}
+
+// Lengths 0..300 (across the 64-bit word edges) over 2, 4, 64 and 256 letters, unrelated
+// and edited pairs; every limit around the true distance.
+TEST(EditDistance, BitParallelAndLimitedEqualTheReference) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int letters : {2, 4, 64, 256})
+    for (int trial = 0; trial < (test::quick() ? 60 : 300); ++trial) {
+      const std::string a = test::random_string(random, random.integer(0, 300), letters);
+      const std::string b = trial % 2 == 0 ? test::random_string(random, random.integer(0, 300), letters)
+                                           : test::edited(random, a, random.integer(0, 40), letters);
+      const std::uint32_t want = dedup::edit_distance_reference(a, b);
+      ASSERT_EQ(dedup::edit_distance(a, b), want) << letters << " letters: " << a << " / " << b;
+      ASSERT_EQ(dedup::edit_distance(b, a), want);
+      for (std::uint32_t limit : {0u, want / 2, want == 0 ? 0u : want - 1, want, want + 1, want + 50}) {
+        const auto got = dedup::edit_distance_within(a, b, limit);
+        if (want <= limit) {
+          ASSERT_TRUE(got.has_value()) << "limit " << limit << " distance " << want;
+          ASSERT_EQ(*got, want) << "limit " << limit;
+        } else {
+          ASSERT_FALSE(got.has_value()) << "limit " << limit << " distance " << want << " gave " << *got;
+        }
+      }
+    }
+}
+
+// Documents: thousands of characters, many 64-row blocks, and a band far narrower than them.
+TEST(EditDistance, LongDocuments) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int trial = 0; trial < (test::quick() ? 3 : 12); ++trial) {
+    const int letters = trial % 3 == 0 ? 4 : 64;
+    const std::string a = test::random_string(random, random.integer(1000, 4000), letters);
+    const std::string b = test::edited(random, a, random.integer(0, 120), letters);
+    const std::uint32_t want = dedup::edit_distance_reference(a, b);
+    EXPECT_EQ(dedup::edit_distance(a, b), want);
+    EXPECT_EQ(dedup::edit_distance_within(a, b, want), want);
+    EXPECT_EQ(dedup::edit_distance_within(b, a, want + 7), want);
+    if (want > 0) { EXPECT_FALSE(dedup::edit_distance_within(a, b, want - 1).has_value()); }
+  }
+}
+
+TEST(EditDistance, BelowRate) {
+  EXPECT_TRUE(dedup::below_rate(0, 0, 0, 0.1));  // two empty strings: rate 0
+  EXPECT_FALSE(dedup::below_rate(0, 0, 0, 0.0));
+  EXPECT_TRUE(dedup::below_rate(1, 10, 10, 0.1));  // 1/20 < 0.1
+  EXPECT_FALSE(dedup::below_rate(2, 10, 10, 0.1));  // 2/20 is not below 0.1
+  EXPECT_FALSE(dedup::below_rate(5, 0, 5, 0.5));
+}
+
+TEST(EditPairs, CpuEqualsBruteForce) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int letters : {2, 4, 64, 256}) {
+    const dedup::StringSet xs = test::random_set(random, 150, 320, letters);
+    const dedup::StringSet ys = test::random_set(random, 90, 320, letters);
+    for (double rate : {0.02, 0.1, 0.3, 0.6}) {
+      const auto within = dedup::edit_pairs_cpu(xs, xs, true, rate);
+      EXPECT_EQ(within, test::brute_force_pairs(xs, xs, true, rate)) << letters << " letters, rate " << rate;
+      EXPECT_EQ(dedup::edit_pairs_cpu(xs, ys, false, rate), test::brute_force_pairs(xs, ys, false, rate))
+          << letters << " letters, rate " << rate;
+      if (rate >= 0.3) { EXPECT_FALSE(within.empty()); }
+    }
+  }
+}
+
+TEST(EditPairs, RefusesLongStrings) {
+  dedup::StringSet set;
+  set.add("short");
+  set.add(std::string(dedup::kMaxPairString + 1, 'x'));
+  EXPECT_THROW(dedup::edit_pairs_cpu(set, set, true, 0.1), InputError);
+}
+
+}  // namespace
+}  // namespace simkit

@@ -1,0 +1,260 @@
+// simkit dedup: near-duplicate pairs (or clusters) among files and ssdeep hash lists, by
+// ssdeep's match score or by the thesis's edit-rate pipeline.
+#include <chrono>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "simkit/dedup.hpp"
+#include "simkit/error.hpp"
+#include "simkit/io.hpp"
+#include "simkit/progress.hpp"
+
+namespace simkit::cli {
+
+namespace {
+
+struct DedupOptions {
+  CommonOptions common;
+  std::vector<std::string> paths;
+  std::string mode = "ssdeep";
+  int threshold = 1;
+  dedup::RateOptions rate;
+  std::string kernel = "bits";
+  std::string format = "tsv";
+  bool clusters = false;
+  std::string output = "-";
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What the command compares: documents (hashed here) and entries of hash lists, named
+// in the order the paths were given.
+struct Inputs {
+  std::vector<std::string> names;
+  std::vector<std::string> documents;     // files to read
+  std::vector<std::size_t> document_at;   // their places in names
+  std::vector<std::string> signatures;    // by place in names; empty for documents until hashed
+};
+
+Inputs gather(const std::vector<std::string>& paths) {
+  Inputs in;
+  const auto add_document = [&](const std::string& file) {
+    in.document_at.push_back(in.names.size());
+    in.documents.push_back(file);
+    in.names.push_back(file);
+    in.signatures.emplace_back();
+  };
+  for (const std::string& path : paths) {
+    const std::vector<std::string> files = dedup::list_files({path}, true);
+    if (files.size() == 1 && files[0] == path) {
+      const MappedFile file = MappedFile::open(path);
+      if (dedup::is_hash_list(file.text())) {
+        for (dedup::HashEntry& e : dedup::read_hash_list(file.text(), path)) {
+          in.names.push_back(e.file.empty() ? e.signature : std::move(e.file));
+          in.signatures.push_back(std::move(e.signature));
+        }
+        continue;
+      }
+    }
+    for (const std::string& file : files) add_document(file);
+  }
+  return in;
+}
+
+// A name made safe for one TSV field.
+std::string tsv_field(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\\') out += "\\\\";
+    else out += c;
+  }
+  return out;
+}
+
+// Connected components of the pairs' graph with two or more members, each sorted, in
+// the order of their first members.
+std::vector<std::vector<std::uint32_t>> components(std::size_t n, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges) {
+  std::vector<std::uint32_t> parent(n);
+  std::iota(parent.begin(), parent.end(), 0u);
+  const auto root = [&](std::uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const auto& [a, b] : edges) {
+    const std::uint32_t ra = root(a), rb = root(b);
+    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  std::vector<std::vector<std::uint32_t>> by_root(n);
+  for (std::uint32_t i = 0; i < n; ++i) by_root[root(i)].push_back(i);
+  std::vector<std::vector<std::uint32_t>> out;
+  for (auto& members : by_root)
+    if (members.size() > 1) out.push_back(std::move(members));
+  return out;
+}
+
+// One found pair: its files and what is printed for it.
+struct Found {
+  std::uint32_t a, b;
+  nlohmann::json value;  // the score (int) or the rate (number)
+  std::string text;      // the same for TSV
+};
+
+std::string render(const DedupOptions& options, const Inputs& in, const std::vector<Found>& found) {
+  std::string out;
+  const bool json = options.format == "json";
+  if (options.clusters) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    for (const Found& f : found) edges.emplace_back(f.a, f.b);
+    const auto clusters = components(in.names.size(), edges);
+    if (json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& members : clusters) {
+        nlohmann::json names = nlohmann::json::array();
+        for (const std::uint32_t m : members) names.push_back(in.names[m]);
+        list.push_back(names);
+      }
+      return nlohmann::json{{"mode", options.mode}, {"clusters", list}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    }
+    for (const auto& members : clusters) {
+      for (std::size_t k = 0; k < members.size(); ++k) out += (k ? "\t" : "") + tsv_field(in.names[members[k]]);
+      out += '\n';
+    }
+    return out;
+  }
+  if (json) {
+    nlohmann::json list = nlohmann::json::array();
+    const char* key = options.mode == "ssdeep" ? "score" : "rate";
+    for (const Found& f : found) list.push_back({{"a", in.names[f.a]}, {"b", in.names[f.b]}, {key, f.value}});
+    return nlohmann::json{{"mode", options.mode}, {"pairs", list}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  for (const Found& f : found) out += fmt::format("{}\t{}\t{}\n", tsv_field(in.names[f.a]), tsv_field(in.names[f.b]), f.text);
+  return out;
+}
+
+std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& context, Inputs& in) {
+  std::vector<ctph::Prepared> prepared(in.names.size());
+  for (std::size_t i = 0; i < in.names.size(); ++i)
+    if (!ctph::prepare(in.signatures[i], prepared[i]))
+      throw InputError(Location{in.names[i]}, "malformed signature " + quote(in.signatures[i]));
+  auto start = std::chrono::steady_clock::now();
+  std::vector<dedup::Match> matches;
+  double device_ms = 0;
+  if (context.device.cuda) {
+    matches = dedup::match_all_gpu(prepared, options.threshold, context.device.index, &device_ms);
+  } else {
+    Progress progress("matching", prepared.size(), "signatures");
+    matches = dedup::match_all(prepared, options.threshold, &progress);
+  }
+  if (context.timings)
+    note(fmt::format("timing: matched {} signatures on {} in {:.3f} s{}: {} pairs", prepared.size(), context.device.name,
+                     seconds_since(start), context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", device_ms) : "",
+                     matches.size()));
+  std::vector<Found> found;
+  found.reserve(matches.size());
+  for (const dedup::Match& m : matches) found.push_back(Found{m.a, m.b, m.score, std::to_string(m.score)});
+  return found;
+}
+
+std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, const Inputs& in) {
+  if (in.documents.size() != in.names.size())
+    throw UsageError("--mode edit-rate compares documents themselves, not ssdeep hash lists");
+  if (options.kernel == "shared") options.rate.kernel = dedup::EditKernel::shared_rows;
+  else if (options.kernel == "global") options.rate.kernel = dedup::EditKernel::global_rows;
+  else if (options.kernel == "bits") options.rate.kernel = dedup::EditKernel::bit_parallel;
+  else throw UsageError(fmt::format("--kernel {}: expected shared, global or bits", quote(options.kernel)));
+  options.rate.device = context.device.cuda ? context.device.index : -1;
+  dedup::RateStats stats;
+  std::vector<dedup::RateMatch> matches;
+  {
+    Progress progress("signatures", in.documents.size(), "files");
+    matches = dedup::match_rates(in.documents, options.rate, &stats, &progress);
+  }
+  if (context.timings)
+    note(fmt::format("timing: signatures {:.3f} s, candidate pairs {:.3f} s on {}{} ({} candidates), verification "
+                     "{:.3f} s: {} pairs",
+                     stats.signature_seconds, stats.candidate_seconds, context.device.name,
+                     context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", stats.device_ms) : "",
+                     stats.candidates, stats.verify_seconds, matches.size()));
+  std::vector<Found> found;
+  found.reserve(matches.size());
+  for (const dedup::RateMatch& m : matches) found.push_back(Found{m.a, m.b, m.rate, fmt::format("{:.6f}", m.rate)});
+  return found;
+}
+
+int run_dedup(DedupOptions& options) {
+  if (options.mode != "ssdeep" && options.mode != "edit-rate")
+    throw UsageError(fmt::format("--mode {}: expected ssdeep or edit-rate", quote(options.mode)));
+  if (options.format != "tsv" && options.format != "json")
+    throw UsageError(fmt::format("--format {}: expected tsv or json", quote(options.format)));
+  if (options.threshold < 1 || options.threshold > 100) throw UsageError("--threshold must be 1..100");
+  const Context context = make_context(options.common);
+  const auto start = std::chrono::steady_clock::now();
+  Inputs in = gather(options.paths);
+  std::vector<Found> found;
+  if (options.mode == "ssdeep") {
+    std::vector<std::string> hashed;
+    {
+      Progress progress("hashing", in.documents.size(), "files");
+      hashed = dedup::hash_files(in.documents, &progress);
+    }
+    for (std::size_t k = 0; k < hashed.size(); ++k) in.signatures[in.document_at[k]] = std::move(hashed[k]);
+    if (context.timings)
+      note(fmt::format("timing: read and hashed {} inputs in {:.3f} s", in.names.size(), seconds_since(start)));
+    found = run_ssdeep(options, context, in);
+  } else {
+    found = run_edit_rate(options, context, in);
+  }
+  // Written only once everything is found: a failure leaves no partial output.
+  OutputFile out(options.output);
+  out.write(render(options, in, found));
+  out.commit();
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner add_dedup_command(CLI::App& app) {
+  auto options = std::make_shared<DedupOptions>();
+  CLI::App* command = app.add_subcommand(
+      "dedup",
+      "Finds near-duplicate files. PATHs are files, directories (every file below them) or ssdeep\n"
+      "hash lists (as 'simkit hash' or 'ssdeep' write them, recognised by their header line).\n"
+      "--mode ssdeep (default): every pair whose ssdeep match score is at least --threshold,\n"
+      "the scores libfuzzy's fuzzy_compare gives. --mode edit-rate: every pair of documents\n"
+      "whose Levenshtein distance / (sum of lengths) is below --rate, found through short CTPH\n"
+      "signatures and verified exactly. Output: 'file_a<TAB>file_b<TAB>score or rate' a pair,\n"
+      "each pair once, or --clusters (connected components, one cluster a line).");
+  command->add_option("paths", options->paths, "files, directories or ssdeep hash lists")->required();
+  command->add_option("--mode", options->mode, "ssdeep or edit-rate")->capture_default_str();
+  command->add_option("-t,--threshold", options->threshold,
+                      "ssdeep mode: the least score reported, 1..100 (1 = every match, as ssdeep -x prints)")
+      ->capture_default_str();
+  command->add_option("--rate", options->rate.rate, "edit-rate mode: report pairs whose edit rate is below this")
+      ->capture_default_str();
+  command->add_option("--sig-length", options->rate.signature_length,
+                      "edit-rate mode: the longest signature (block size doubled until it fits), 1..320")
+      ->capture_default_str();
+  command->add_option("--candidate-factor", options->rate.candidate_factor,
+                      "edit-rate mode: signature pairs below rate x this are verified")
+      ->capture_default_str();
+  command->add_option("--kernel", options->kernel,
+                      "edit-rate mode on a GPU: the signature kernel, bits (bit-parallel), shared or global (DP rows)")
+      ->capture_default_str();
+  command->add_option("--format", options->format, "tsv or json")->capture_default_str();
+  command->add_flag("--clusters", options->clusters, "print clusters of near-duplicates instead of pairs");
+  command->add_option("-o,--output", options->output, "output file (default: standard output)");
+  add_common_options(*command, options->common);
+  return [options]() { return run_dedup(*options); };
+}
+
+}  // namespace simkit::cli
