@@ -63,7 +63,7 @@ def main(binary):
     case("ssdeep", "no_block_size.txt", head + good + 'x:abc:def,"x"\n', [":3:1:", "expected a block size"])
     case("ssdeep", "one_part.txt", head + "3:abc\n", [":2:6:", "expected ':'"])
     case("ssdeep", "not_base64.txt", head + '3:ab!c:def,"x"\n', [":2:5:", "expected ':'"])
-    case("ssdeep", "unquoted_name.txt", head + "3:abc:def,x\n", [":2:9:", "a file name"])
+    case("ssdeep", "unquoted_name.txt", head + "3:abc:def,x\n", [":2:10:", "a file name"])
     case("ssdeep", "unclosed_name.txt", head + '3:abc:def,"x\n', [":2:13:", "closing the file name"])
     case("ssdeep", "long_part.txt", head + "3:" + "a" * 65 + ":b\n", [":2:3:", "at most 64 base64"])
     case("ssdeep", "long_block_size.txt", head + "12345678901234567890:a:b\n", [":2:1:", "at most 19 digits"])

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,8 +16,10 @@
 
 namespace simkit::test {
 
-// `count` headers of /usr/include of 500 to 8,000 bytes, each beside a copy with 1 to 1%
-// of its length random substitutions, insertions and deletions. Returns the files.
+// `count` headers of /usr/include of 500 to 8,000 bytes, each beside a copy with 1 to 8
+// random substitutions, insertions and deletions (an edit rate under 1%, and few enough
+// edits that the copy's CTPH signature stays close). Returns the files: file 2i is a
+// header, 2i + 1 its copy.
 inline std::vector<std::string> plant_near_duplicates(const std::filesystem::path& dir, std::size_t count,
                                                       Random& random) {
   namespace fs = std::filesystem;
@@ -34,7 +37,7 @@ inline std::vector<std::string> plant_near_duplicates(const std::filesystem::pat
     std::string text((std::istreambuf_iterator<char>(in)), {});
     const std::string original = (dir / ("doc" + std::to_string(i) + ".h")).string();
     write_file(original, text);
-    const int edits = random.integer(1, std::max(1, static_cast<int>(text.size() / 100)));
+    const int edits = random.integer(1, 8);
     for (int e = 0; e < edits && !text.empty(); ++e) {
       const auto at = static_cast<std::size_t>(random.integer(0, static_cast<int>(text.size()) - 1));
       const char c = static_cast<char>(random.integer(32, 126));
@@ -66,6 +69,24 @@ inline std::vector<dedup::RateMatch> pairs_below_rate(const std::vector<std::str
         out.push_back({i, j, d, la + lb == 0 ? 0.0 : static_cast<double>(d) / static_cast<double>(la + lb)});
     }
   return out;
+}
+
+// What a correct edit-rate pipeline reports for planted near-duplicates: only pairs whose
+// exact rate is below `rate` (with their exact distance: a subset of the brute force), and
+// every planted pair among them.
+inline void expect_planted_found(const std::vector<std::string>& files, const std::vector<dedup::RateMatch>& got,
+                                 double rate) {
+  const std::vector<dedup::RateMatch> all = pairs_below_rate(files, rate);
+  for (const dedup::RateMatch& m : got)
+    EXPECT_NE(std::find(all.begin(), all.end(), m), all.end())
+        << "not a pair below the rate (or a wrong distance): " << files[m.a] << " " << files[m.b] << " " << m.distance;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> found;
+  for (const dedup::RateMatch& m : got) found.emplace(m.a, m.b);
+  for (std::uint32_t i = 0; i + 1 < files.size(); i += 2)
+    EXPECT_TRUE(found.count({i, i + 1})) << "planted pair missed: " << files[i + 1];
+  EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), [](const auto& p, const auto& q) {
+    return p.a != q.a ? p.a < q.a : p.b < q.b;
+  }));
 }
 
 }  // namespace simkit::test

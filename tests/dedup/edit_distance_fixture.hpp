@@ -49,16 +49,25 @@ inline dedup::StringSet random_set(Random& random, int count, int max_length, in
   return set;
 }
 
-// Every pair below the rate by the reference DP.
-inline std::vector<dedup::EditPair> brute_force_pairs(const dedup::StringSet& xs, const dedup::StringSet& ys,
-                                                      bool triangle, double rate) {
-  std::vector<dedup::EditPair> out;
-  for (std::uint32_t i = 0; i < xs.size(); ++i)
-    for (std::uint32_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
-      const std::uint32_t d = dedup::edit_distance_reference(xs[i], ys[j]);
-      if (dedup::below_rate(d, xs[i].size(), ys[j].size(), rate)) out.push_back({i, j, d});
-    }
-  return out;
-}
+// Every pair of xs and ys (i < j with `triangle`) with its distance by the reference DP,
+// computed once; below(rate) gives the pairs below each rate asked.
+struct ReferencePairs {
+  std::vector<dedup::EditPair> all;
+  std::vector<std::pair<std::size_t, std::size_t>> lengths;
+
+  ReferencePairs(const dedup::StringSet& xs, const dedup::StringSet& ys, bool triangle) {
+    for (std::uint32_t i = 0; i < xs.size(); ++i)
+      for (std::uint32_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
+        all.push_back({i, j, dedup::edit_distance_reference(xs[i], ys[j])});
+        lengths.emplace_back(xs[i].size(), ys[j].size());
+      }
+  }
+  std::vector<dedup::EditPair> below(double rate) const {
+    std::vector<dedup::EditPair> out;
+    for (std::size_t k = 0; k < all.size(); ++k)
+      if (dedup::below_rate(all[k].distance, lengths[k].first, lengths[k].second, rate)) out.push_back(all[k]);
+    return out;
+  }
+};
 
 }  // namespace simkit::test

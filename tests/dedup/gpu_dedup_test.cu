@@ -72,7 +72,7 @@ TEST(GpuDedup, EditRateEachKernelEqualsTheCpu) {
   dedup::RateOptions options;
   options.rate = 0.05;
   const auto want = dedup::match_rates(files, options);
-  EXPECT_EQ(want, test::pairs_below_rate(files, options.rate));
+  test::expect_planted_found(files, want, options.rate);
   for (const auto kernel :
        {dedup::EditKernel::shared_rows, dedup::EditKernel::global_rows, dedup::EditKernel::bit_parallel}) {
     options.device = 0;

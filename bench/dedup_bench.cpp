@@ -1,0 +1,296 @@
+// simkit_bench_dedup: near-duplicate detection, CPU against GPU in the same run.
+//  --list L       ssdeep mode on an ssdeep hash list (the Boost headers'): all pairs on every
+//                 core (dedup::match_all) and on the GPU (match_all_gpu), checked equal.
+//  --synthetic N  ssdeep mode on N signatures made from the list's by random edits of a
+//                 few characters (realistic block sizes and near-duplicate structure); the
+//                 GPU result checked against the CPU on the first --check signatures.
+//  --docs D       the edit-rate pipeline (dedup::match_rates) end to end on the first n
+//                 files of D for each n of --sizes, GPU against CPU, checked equal; and the
+//                 pairs per second of each signature kernel on the files' rate signatures.
+// GPU kernel times come from CUDA events (medians after a warm-up); wall times include
+// the host's part. A JSON report goes to --json.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "dedup/edit_distance.hpp"
+#include "simkit/ctph.hpp"
+#include "simkit/dedup.hpp"
+#include "simkit/device.hpp"
+#include "simkit/io.hpp"
+
+namespace {
+
+using namespace simkit;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Wall seconds of `reps` runs of `body` (after one warm-up when warm_up), median.
+double wall_median(int reps, bool warm_up, const std::function<void()>& body) {
+  if (warm_up) body();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double start = now_s();
+    body();
+    t.push_back(now_s() - start);
+  }
+  return median(t);
+}
+
+std::vector<ctph::Prepared> prepare_all(const std::vector<std::string>& signatures) {
+  std::vector<ctph::Prepared> out(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i)
+    if (!ctph::prepare(signatures[i], out[i])) throw std::runtime_error("malformed signature " + signatures[i]);
+  return out;
+}
+
+std::uint64_t compatible_pairs(const std::vector<ctph::Prepared>& sigs) {
+  std::map<std::uint64_t, std::uint64_t> count;
+  for (const auto& s : sigs) ++count[s.block_size];
+  std::uint64_t pairs = 0;
+  for (const auto& [size, n] : count) {
+    pairs += n * (n - 1) / 2;
+    if (const auto it = count.find(size * 2); it != count.end()) pairs += n * it->second;
+  }
+  return pairs;
+}
+
+// A copy of a signature's part with a few random edits, within 64 base64 characters.
+std::string mutate_part(std::string s, std::mt19937_64& rng) {
+  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const int edits = std::uniform_int_distribution<int>(0, 6)(rng);
+  for (int e = 0; e < edits; ++e) {
+    const char c = alphabet[rng() % 64];
+    const int op = s.empty() ? 1 : static_cast<int>(rng() % 3);
+    const std::size_t at = s.empty() ? 0 : rng() % (s.size() + (op == 1 ? 1 : 0));
+    if (op == 0) s[at] = c;
+    else if (op == 1 && s.size() < ctph::kSignatureLength) s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c);
+    else if (op == 2) s.erase(at, 1);
+  }
+  return s;
+}
+
+std::vector<std::string> synthetic_signatures(const std::vector<std::string>& base, std::size_t n, std::uint64_t seed) {
+  std::vector<std::string> out(n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const auto& range) {
+    std::mt19937_64 rng(seed ^ (range.begin() * 0x9E3779B97F4A7C15ull));
+    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+      const std::string& b = base[rng() % base.size()];
+      const std::size_t c1 = b.find(':'), c2 = b.find(':', c1 + 1);
+      out[i] = b.substr(0, c1 + 1) + mutate_part(b.substr(c1 + 1, c2 - c1 - 1), rng) + ":" +
+               mutate_part(b.substr(c2 + 1), rng);
+    }
+  });
+  return out;
+}
+
+nlohmann::json bench_list(const std::vector<std::string>& signatures, const Device& device, int threshold, int reps) {
+  const auto prepared = prepare_all(signatures);
+  std::vector<dedup::Match> cpu;
+  const double cpu_s = wall_median(reps, false, [&] { cpu = dedup::match_all(prepared, threshold); });
+  nlohmann::json r = {{"signatures", signatures.size()}, {"compatible_pairs", compatible_pairs(prepared)},
+                      {"threshold", threshold}, {"pairs_found", cpu.size()}, {"cpu_s", cpu_s}};
+  fmt::print(stderr, "bench: list of {} signatures: CPU {:.3f} s, {} pairs\n", signatures.size(), cpu_s, cpu.size());
+  if (device.cuda) {
+    std::vector<double> device_ms;
+    std::vector<dedup::Match> gpu;
+    const double gpu_s = wall_median(reps, true, [&] {
+      double ms = 0;
+      gpu = dedup::match_all_gpu(prepared, threshold, device.index, &ms);
+      device_ms.push_back(ms);
+    });
+    device_ms.erase(device_ms.begin());  // the warm-up
+    r["gpu_wall_s"] = gpu_s;
+    r["gpu_kernel_ms"] = median(device_ms);
+    r["gpu_equals_cpu"] = gpu == cpu;
+    r["speedup_wall"] = cpu_s / gpu_s;
+    fmt::print(stderr, "bench: GPU {:.3f} s wall ({:.1f} ms kernels), equal to CPU: {}\n", gpu_s, median(device_ms),
+               gpu == cpu);
+  }
+  return r;
+}
+
+nlohmann::json bench_synthetic(const std::vector<std::string>& base, std::size_t n, std::size_t check,
+                               const Device& device, int threshold) {
+  const auto signatures = synthetic_signatures(base, n, 20261123);
+  const auto prepared = prepare_all(signatures);
+  nlohmann::json r = {{"signatures", n}, {"compatible_pairs", compatible_pairs(prepared)}, {"threshold", threshold}};
+  // The check: GPU and CPU on the first `check` signatures (the CPU's time is the baseline).
+  const std::vector<ctph::Prepared> head(prepared.begin(), prepared.begin() + static_cast<std::ptrdiff_t>(std::min(check, n)));
+  std::vector<dedup::Match> cpu;
+  const double cpu_s = wall_median(1, false, [&] { cpu = dedup::match_all(head, threshold); });
+  r["check"] = {{"signatures", head.size()}, {"compatible_pairs", compatible_pairs(head)}, {"cpu_s", cpu_s},
+                {"pairs_found", cpu.size()}};
+  fmt::print(stderr, "bench: synthetic check on {}: CPU {:.3f} s, {} pairs\n", head.size(), cpu_s, cpu.size());
+  if (!device.cuda) return r;
+  double ms = 0;
+  const bool equal = dedup::match_all_gpu(head, threshold, device.index, &ms) == cpu;
+  r["check"]["gpu_equals_cpu"] = equal;
+  r["check"]["gpu_kernel_ms"] = ms;
+  const double start = now_s();
+  const auto all = dedup::match_all_gpu(prepared, threshold, device.index, &ms);
+  const double wall = now_s() - start;
+  r["gpu_wall_s"] = wall;
+  r["gpu_kernel_ms"] = ms;
+  r["pairs_found"] = all.size();
+  fmt::print(stderr, "bench: synthetic {} on the GPU: {:.2f} s wall ({:.0f} ms kernels), {} pairs; check equal: {}\n", n,
+             wall, ms, all.size(), equal);
+  return r;
+}
+
+std::vector<std::string> shuffled_files(const std::string& dir) {
+  auto files = dedup::list_files({dir}, true);
+  std::shuffle(files.begin(), files.end(), std::mt19937_64(7));
+  return files;
+}
+
+nlohmann::json bench_pipeline(const std::vector<std::string>& files, const std::vector<std::size_t>& sizes,
+                               const Device& device, dedup::RateOptions options, int reps, bool cpu_baseline) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (std::size_t n : sizes) {
+    if (n > files.size()) break;
+    const std::vector<std::string> part(files.begin(), files.begin() + static_cast<std::ptrdiff_t>(n));
+    nlohmann::json r = {{"documents", n}, {"rate", options.rate}, {"signature_length", options.signature_length}};
+    std::vector<dedup::RateMatch> cpu, gpu;
+    dedup::RateStats stats;
+    if (cpu_baseline) {
+      options.device = -1;
+      r["cpu_s"] = wall_median(1, false, [&] { cpu = dedup::match_rates(part, options, &stats); });
+      r["cpu_stages_s"] = {stats.signature_seconds, stats.candidate_seconds, stats.verify_seconds};
+      r["candidates"] = stats.candidates;
+      r["pairs_found"] = cpu.size();
+    }
+    if (device.cuda) {
+      options.device = device.index;
+      r["gpu_wall_s"] = wall_median(reps, true, [&] { gpu = dedup::match_rates(part, options, &stats); });
+      r["gpu_stages_s"] = {stats.signature_seconds, stats.candidate_seconds, stats.verify_seconds};
+      r["gpu_kernel_ms"] = stats.device_ms;
+      r["candidates"] = stats.candidates;
+      r["pairs_found"] = gpu.size();
+      if (cpu_baseline) r["gpu_equals_cpu"] = gpu == cpu;
+    }
+    fmt::print(stderr, "bench: edit rate, {} documents: {}\n", n, r.dump());
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+nlohmann::json bench_kernels(const std::vector<std::string>& files, std::size_t strings, std::size_t cpu_strings,
+                             const Device& device, const dedup::RateOptions& options, int reps) {
+  dedup::StringSet set;
+  for (std::size_t i = 0; i < files.size() && set.size() < strings; ++i) {
+    const MappedFile f = MappedFile::open(files[i]);
+    const std::string_view text = f.text();
+    set.add(ctph::rate_signature({reinterpret_cast<const unsigned char*>(text.data()), text.size()},
+                                 options.signature_length)
+                .text);
+  }
+  const double rate = options.rate * options.candidate_factor;
+  const double pairs = static_cast<double>(set.size()) * static_cast<double>(set.size() - 1) / 2;
+  dedup::StringSet head;
+  for (std::size_t i = 0; i < std::min(cpu_strings, set.size()); ++i) head.add(set[i]);
+  std::vector<dedup::EditPair> cpu_head;
+  const double cpu_s = wall_median(1, false, [&] { cpu_head = dedup::edit_pairs_cpu(head, head, true, rate); });
+  const double head_pairs = static_cast<double>(head.size()) * static_cast<double>(head.size() - 1) / 2;
+  nlohmann::json r = {{"strings", set.size()}, {"pairs", pairs}, {"rate", rate},
+                      {"cpu", {{"strings", head.size()}, {"seconds", cpu_s}, {"pairs_per_s", head_pairs / cpu_s}}}};
+  fmt::print(stderr, "bench: signature pairs on the CPU: {:.3g} pairs/s\n", head_pairs / cpu_s);
+  if (!device.cuda) return r;
+  std::vector<dedup::EditPair> first;
+  for (const auto kernel : {dedup::EditKernel::bit_parallel, dedup::EditKernel::shared_rows, dedup::EditKernel::global_rows}) {
+    std::vector<double> ms;
+    std::vector<dedup::EditPair> got;
+    for (int rep = 0; rep <= reps; ++rep) {
+      double t = 0;
+      got = dedup::edit_pairs_gpu(set, set, true, rate, kernel, device.index, &t);
+      if (rep > 0) ms.push_back(t);
+    }
+    const bool head_equal = dedup::edit_pairs_gpu(head, head, true, rate, kernel, device.index) == cpu_head;
+    if (first.empty()) first = got;
+    const double m = median(ms);
+    r[dedup::kernel_name(kernel)] = {{"kernel_ms", m}, {"pairs_per_s", pairs / (m / 1e3)},
+                                     {"found", got.size()}, {"equals_cpu_on_head", head_equal},
+                                     {"equals_bit_parallel", got == first}};
+    fmt::print(stderr, "bench: kernel {}: {:.1f} ms, {:.3g} pairs/s ({:.0f}x the CPU), equal: {} {}\n",
+               dedup::kernel_name(kernel), m, pairs / (m / 1e3), (pairs / (m / 1e3)) / (head_pairs / cpu_s), head_equal,
+               got == first);
+  }
+  return r;
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+  std::vector<std::size_t> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoul(item));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"near-duplicate detection benchmark (ssdeep mode and edit-rate mode), CPU against GPU"};
+  std::string device_name = "auto", list, docs, sizes_text = "1000,2000,5000,10000,20000", json_path;
+  std::size_t synthetic = 0, check = 30000, kernel_strings = 20000, cpu_strings = 4000;
+  int threshold = 1, reps = 3;
+  bool no_cpu_pipeline = false;
+  dedup::RateOptions options;
+  app.add_option("--device", device_name);
+  app.add_option("--list", list, "ssdeep hash list (ssdeep mode)");
+  app.add_option("--threshold", threshold);
+  app.add_option("--synthetic", synthetic, "signatures made from the list's (0: none)");
+  app.add_option("--check", check, "synthetic signatures checked against the CPU");
+  app.add_option("--docs", docs, "directory of documents (edit-rate mode)");
+  app.add_option("--sizes", sizes_text, "document counts, comma-separated");
+  app.add_option("--rate", options.rate);
+  app.add_option("--sig-length", options.signature_length);
+  app.add_option("--kernel-strings", kernel_strings);
+  app.add_option("--cpu-strings", cpu_strings);
+  app.add_flag("--no-cpu-pipeline", no_cpu_pipeline, "edit-rate mode on the GPU only");
+  app.add_option("--reps", reps);
+  app.add_option("--json", json_path);
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const Device device = resolve_device(parse_device(device_name));
+    nlohmann::json report = {{"device", device.name}};
+    if (!list.empty()) {
+      const MappedFile file = MappedFile::open(list);
+      std::vector<std::string> signatures;
+      for (auto& e : dedup::read_hash_list(file.text(), list)) signatures.push_back(std::move(e.signature));
+      report["list"] = bench_list(signatures, device, threshold, reps);
+      if (synthetic > 0) report["synthetic"] = bench_synthetic(signatures, synthetic, check, device, threshold);
+    }
+    if (!docs.empty()) {
+      const auto files = shuffled_files(docs);
+      report["edit_rate"] = bench_pipeline(files, parse_sizes(sizes_text), device, options, reps, !no_cpu_pipeline);
+      report["kernels"] = bench_kernels(files, kernel_strings, cpu_strings, device, options, reps);
+    }
+    if (!json_path.empty()) {
+      std::ofstream(json_path) << report.dump(2) << "\n";
+    }
+    std::printf("%s\n", report.dump(2).c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "simkit_bench_dedup: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
