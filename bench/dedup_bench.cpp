@@ -1,11 +1,12 @@
 // simkit_bench_dedup: near-duplicate detection, CPU against GPU in the same run.
 //  --list L       ssdeep mode on an ssdeep hash list (the Boost headers'): all pairs on every
 //                 core (dedup::match_all) and on the GPU (match_all_gpu), checked equal.
-//  --synthetic N  ssdeep mode on N signatures made from the list's by random edits of a
-//                 few characters (realistic block sizes and near-duplicate structure); the
+//  --synthetic N  ssdeep mode on N signatures with the list's block sizes and lengths (one
+//                 in ten a lightly edited copy of a list signature, the rest random); the
 //                 GPU result checked against the CPU on the first --check signatures.
 //  --docs D       the edit-rate pipeline (dedup::match_rates) end to end on the first n
-//                 files of D for each n of --sizes, GPU against CPU, checked equal; and the
+//                 files of D (in a fixed random order; edited copies of them when D has
+//                 fewer) for each n of --sizes, GPU against CPU, checked equal; and the
 //                 pairs per second of each signature kernel on the files' rate signatures.
 // GPU kernel times come from CUDA events (medians after a warm-up); wall times include
 // the host's part. A JSON report goes to --json.
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -31,6 +33,7 @@
 #include "simkit/dedup.hpp"
 #include "simkit/device.hpp"
 #include "simkit/io.hpp"
+#include "random_edits.hpp"
 
 namespace {
 
@@ -74,9 +77,10 @@ std::uint64_t compatible_pairs(const std::vector<ctph::Prepared>& sigs) {
   return pairs;
 }
 
+constexpr const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
 // A copy of a signature's part with a few random edits, within 64 base64 characters.
 std::string mutate_part(std::string s, std::mt19937_64& rng) {
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const int edits = std::uniform_int_distribution<int>(0, 6)(rng);
   for (int e = 0; e < edits; ++e) {
     const char c = alphabet[rng() % 64];
@@ -89,6 +93,9 @@ std::string mutate_part(std::string s, std::mt19937_64& rng) {
   return s;
 }
 
+// N signatures with the list's block sizes and part lengths: one in ten a copy of a list
+// signature with a few random edits (near-duplicates of real files), the rest random
+// base64 text (unrelated files, which is what most pairs of a large collection are).
 std::vector<std::string> synthetic_signatures(const std::vector<std::string>& base, std::size_t n, std::uint64_t seed) {
   std::vector<std::string> out(n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const auto& range) {
@@ -96,8 +103,15 @@ std::vector<std::string> synthetic_signatures(const std::vector<std::string>& ba
     for (std::size_t i = range.begin(); i != range.end(); ++i) {
       const std::string& b = base[rng() % base.size()];
       const std::size_t c1 = b.find(':'), c2 = b.find(':', c1 + 1);
-      out[i] = b.substr(0, c1 + 1) + mutate_part(b.substr(c1 + 1, c2 - c1 - 1), rng) + ":" +
-               mutate_part(b.substr(c2 + 1), rng);
+      std::string first = b.substr(c1 + 1, c2 - c1 - 1), second = b.substr(c2 + 1);
+      if (rng() % 10 == 0) {
+        first = mutate_part(first, rng);
+        second = mutate_part(second, rng);
+      } else {
+        for (char& c : first) c = alphabet[rng() % 64];
+        for (char& c : second) c = alphabet[rng() % 64];
+      }
+      out[i] = b.substr(0, c1 + 1) + first + ":" + second;
     }
   });
   return out;
@@ -146,6 +160,7 @@ nlohmann::json bench_synthetic(const std::vector<std::string>& base, std::size_t
   const bool equal = dedup::match_all_gpu(head, threshold, device.index, &ms) == cpu;
   r["check"]["gpu_equals_cpu"] = equal;
   r["check"]["gpu_kernel_ms"] = ms;
+  fmt::print(stderr, "bench: synthetic check: GPU equal to CPU: {} ({:.1f} ms kernels)\n", equal, ms);
   const double start = now_s();
   const auto all = dedup::match_all_gpu(prepared, threshold, device.index, &ms);
   const double wall = now_s() - start;
@@ -157,9 +172,25 @@ nlohmann::json bench_synthetic(const std::vector<std::string>& base, std::size_t
   return r;
 }
 
-std::vector<std::string> shuffled_files(const std::string& dir) {
+// The files of `dir` in a fixed random order; when fewer than `at_least`, edited copies of
+// random ones (1 to 20 random character edits: planted near-duplicates) written to
+// `scratch` make up the rest.
+std::vector<std::string> shuffled_files(const std::string& dir, std::size_t at_least, const std::string& scratch) {
   auto files = dedup::list_files({dir}, true);
-  std::shuffle(files.begin(), files.end(), std::mt19937_64(7));
+  std::mt19937_64 rng(7);
+  std::shuffle(files.begin(), files.end(), rng);
+  if (files.size() >= at_least) return files;
+  std::filesystem::create_directories(scratch);
+  const std::size_t originals = files.size();
+  for (std::size_t i = originals; i < at_least; ++i) {
+    const MappedFile source = MappedFile::open(files[rng() % originals]);
+    std::string text(source.text());
+    test::apply_random_edits(text, static_cast<int>(1 + rng() % 20), rng, test::printable);
+    const std::string path = fmt::format("{}/copy{}.txt", scratch, i);
+    std::ofstream(path, std::ios::binary) << text;
+    files.push_back(path);
+  }
+  std::shuffle(files.begin(), files.end(), rng);
   return files;
 }
 
@@ -237,6 +268,13 @@ nlohmann::json bench_kernels(const std::vector<std::string>& files, std::size_t 
   return r;
 }
 
+std::vector<std::string> list_signatures(const std::string& list) {
+  const MappedFile file = MappedFile::open(list);
+  std::vector<std::string> signatures;
+  for (auto& e : dedup::read_hash_list(file.text(), list)) signatures.push_back(std::move(e.signature));
+  return signatures;
+}
+
 std::vector<std::size_t> parse_sizes(const std::string& text) {
   std::vector<std::size_t> out;
   std::stringstream in(text);
@@ -248,8 +286,9 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
 
 int main(int argc, char** argv) {
   CLI::App app{"near-duplicate detection benchmark (ssdeep mode and edit-rate mode), CPU against GPU"};
-  std::string device_name = "auto", list, docs, sizes_text = "1000,2000,5000,10000,20000", json_path;
-  std::size_t synthetic = 0, check = 30000, kernel_strings = 20000, cpu_strings = 4000;
+  std::string device_name = "auto", list, docs, sizes_text = "1000,2000,5000,10000,20000", json_path,
+              scratch = "/tmp/simkit-dedup-bench";
+  std::size_t synthetic = 0, check = 30000, kernel_strings = 10000, cpu_strings = 4000;
   int threshold = 1, reps = 3;
   bool no_cpu_pipeline = false;
   dedup::RateOptions options;
@@ -259,7 +298,8 @@ int main(int argc, char** argv) {
   app.add_option("--synthetic", synthetic, "signatures made from the list's (0: none)");
   app.add_option("--check", check, "synthetic signatures checked against the CPU");
   app.add_option("--docs", docs, "directory of documents (edit-rate mode)");
-  app.add_option("--sizes", sizes_text, "document counts, comma-separated");
+  app.add_option("--sizes", sizes_text, "document counts, comma-separated (edited copies make up a shortfall)");
+  app.add_option("--scratch", scratch, "folder for the edited copies");
   app.add_option("--rate", options.rate);
   app.add_option("--sig-length", options.signature_length);
   app.add_option("--kernel-strings", kernel_strings);
@@ -273,16 +313,16 @@ int main(int argc, char** argv) {
     const Device device = resolve_device(parse_device(device_name));
     nlohmann::json report = {{"device", device.name}};
     if (!list.empty()) {
-      const MappedFile file = MappedFile::open(list);
-      std::vector<std::string> signatures;
-      for (auto& e : dedup::read_hash_list(file.text(), list)) signatures.push_back(std::move(e.signature));
-      report["list"] = bench_list(signatures, device, threshold, reps);
-      if (synthetic > 0) report["synthetic"] = bench_synthetic(signatures, synthetic, check, device, threshold);
+      report["list"] = bench_list(list_signatures(list), device, threshold, reps);
     }
     if (!docs.empty()) {
-      const auto files = shuffled_files(docs);
-      report["edit_rate"] = bench_pipeline(files, parse_sizes(sizes_text), device, options, reps, !no_cpu_pipeline);
+      const auto sizes = parse_sizes(sizes_text);
+      const auto files = shuffled_files(docs, *std::max_element(sizes.begin(), sizes.end()), scratch);
+      report["edit_rate"] = bench_pipeline(files, sizes, device, options, reps, !no_cpu_pipeline);
       report["kernels"] = bench_kernels(files, kernel_strings, cpu_strings, device, options, reps);
+    }
+    if (!list.empty() && synthetic > 0) {  // last: the longest
+      report["synthetic"] = bench_synthetic(list_signatures(list), synthetic, check, device, threshold);
     }
     if (!json_path.empty()) {
       std::ofstream(json_path) << report.dump(2) << "\n";

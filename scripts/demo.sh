@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job on the bundled sample: installs, builds, converts the sample word vectors
-# to simkit's memory-mapped format, and asks for neighbours and analogies.
+# The main jobs on the bundled samples: installs, builds, converts the sample word vectors
+# to simkit's memory-mapped format and asks for neighbours and analogies; then finds the
+# near-duplicate clusters among the bundled Boost headers, as ssdeep would score them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -8,3 +9,7 @@ bash scripts/build.sh
 build/simkit neighbors convert data/samples/vectors.vec -o build/vectors.skv
 build/simkit neighbors --model build/vectors.skv --timings \
   water 'king - man + woman' 'father - man + woman' 'brother - man + woman'
+echo
+echo "near-duplicate clusters (ssdeep score >= 60) among data/samples/boost:"
+build/simkit dedup --clusters -t 60 --timings data/samples/boost | sed 's|data/samples/boost/||g' |
+  awk -F'\t' 'NR <= 8 { printf "%3d files: %s, %s, ...\n", NF, $1, $2 }'

@@ -3,17 +3,21 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [sweep]   (default: the first three)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [sweep]   (default: the first four)
+# dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
+# gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
+# pipeline at 1,000 .. 20,000 documents, CPU against GPU.
 # OUT receives summary.txt, logs.tar.gz (every log and XML report) and the benchmark JSON;
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
+# SAN_TESTS names the test programs compute-sanitizer runs (default: all three).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
 # out or a benchmark fails; 0 otherwise.
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
-parts=${*:-tests sanitize bench}
+parts=${*:-tests sanitize bench dedup}
 step_timeout=${STEP_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-240}
 mkdir -p "$final/logs"
@@ -63,7 +67,8 @@ if [[ " $parts " == *" sanitize "* ]]; then
     start=$(date +%s)
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    for t in "$stage"/bin/simkit_core_tests "$stage"/bin/simkit_neighbors_tests; do
+    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests}; do
+      t="$stage/bin/$name"
       timeout "$san_timeout" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$t" --gtest_filter="$filter" --gtest_brief=1 >> "$log" 2>&1
       echo "exit $? for $(basename "$t")" >> "$log"
@@ -85,6 +90,22 @@ if [[ " $parts " == *" bench "* ]]; then
   note "torch peer: exit $?"
   cat "$out/neighbors_gpu.log" | grep -E "ceilings|agree|one query"
   cat "$out/neighbors_torch.txt"
+fi
+
+if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
+  data=$(mktemp -d)
+  tar -C "$data" -xJf .gpu/boost.tar.xz
+  start=$(date +%s.%N)
+  "$stage"/bin/simkit hash -r "$data/boost" -o "$data/boost.ssd" --quiet
+  note "simkit hash -r of the Boost headers: $(awk "BEGIN {printf \"%.2f\", $(date +%s.%N) - $start}") s, $(($(wc -l < "$data/boost.ssd") - 1)) files"
+  timeout "$step_timeout" "$stage"/bin/simkit_bench_dedup --device cuda --list "$data/boost.ssd" \
+    --synthetic "${DEDUP_SYNTHETIC:-1000000}" --docs "$data/boost" --scratch "$data/copies" \
+    --json "$out/dedup_gpu.json" > "$out/dedup_gpu.txt" 2> "$out/dedup_gpu.log"
+  status=$?
+  note "simkit_bench_dedup: exit $status"
+  [ "$status" -eq 0 ] || failed=1
+  grep '^bench:' "$out/dedup_gpu.log" | cut -c1-400
+  rm -rf "$data"
 fi
 
 if [[ " $parts " == *" sweep "* ]]; then
@@ -113,7 +134,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in neighbors_gpu.json neighbors_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

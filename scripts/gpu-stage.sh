@@ -9,7 +9,7 @@ archs=${CUDA_ARCHS:-90}
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
 cmake --build build-gpu
-rm -rf .gpu
+rm -rf .gpu/bin .gpu/lib .gpu/stage.tar.xz
 mkdir -p .gpu/bin .gpu/lib
 cp build-gpu/simkit build-gpu/tests/simkit_*_tests build-gpu/bench/simkit_bench_* .gpu/bin/
 # The ssdeep program is a test peer the GPU machine lacks (its library comes along below).
@@ -25,5 +25,9 @@ done
 strip --strip-unneeded .gpu/lib/* 2>/dev/null || true
 # Compressed, the stage is well under the 64 MiB a device call may carry.
 tar -C .gpu -cJf .gpu/stage.tar.xz bin lib
+# The Boost headers for the dedup benchmark (setup.sh --bench installs them), once.
+if [ -d /usr/include/boost ] && [ ! -f .gpu/boost.tar.xz ]; then
+  tar -C /usr/include -cf - boost | xz -T0 -6 > .gpu/boost.tar.xz
+fi
 rm -rf .gpu/bin .gpu/lib
-du -sh .gpu/stage.tar.xz
+du -sh .gpu/*.tar.xz

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "dedup/ctph_score.hpp"
 #include "simkit/ctph.hpp"
 
 namespace simkit::ctph {
@@ -61,14 +62,7 @@ std::uint32_t edit_distance(std::string_view a, std::string_view b) {
 std::uint32_t score_parts(const Prepared::Part& pa, const Prepared::Part& pb, std::uint64_t block_size) {
   const std::string_view a = pa.text, b = pb.text;
   if (a.size() > kSignatureLength || b.size() > kSignatureLength || !share_run(pa, pb)) return 0;
-  std::uint64_t score = edit_distance(a, b);
-  score = score * kSignatureLength / (a.size() + b.size());
-  score = 100 * score / kSignatureLength;
-  if (score >= 100) return 0;
-  score = 100 - score;
-  // Small block sizes cannot vouch for a high score: cap it by what the signature covers.
-  const std::uint64_t cap = block_size / kMinBlockSize * std::min(a.size(), b.size());
-  return static_cast<std::uint32_t>(std::min(score, cap));
+  return detail::part_score(edit_distance(a, b), a.size(), b.size(), block_size);
 }
 
 }  // namespace

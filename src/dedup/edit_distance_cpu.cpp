@@ -5,6 +5,8 @@
 #include <array>
 #include <bit>
 #include <numeric>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -22,22 +24,44 @@ namespace {
 using detail::advance_block;
 using detail::kWordBits;
 
-// Match masks of a pattern: bit r of word w of of(c) is set when pattern[64w + r] == c.
+// Match masks of a pattern: bit r of eq(w, c) is set when pattern[64w + r] == c. Stored
+// block by block, so that the few blocks a narrow band touches stay in cache however long
+// the pattern. Loading a pattern clears only the entries the previous one set: a reused
+// table costs O(pattern length) a pattern, not O(256 x words).
 class PatternMasks {
  public:
-  explicit PatternMasks(std::string_view pattern)
-      : words_((pattern.size() + kWordBits - 1) / kWordBits), length_(pattern.size()), masks_(256 * words_) {
-    for (std::size_t i = 0; i < pattern.size(); ++i)
-      masks_[static_cast<unsigned char>(pattern[i]) * words_ + i / kWordBits] |= std::uint64_t{1} << (i % kWordBits);
+  PatternMasks() = default;
+  explicit PatternMasks(std::string_view pattern) { load(pattern); }
+
+  void load(std::string_view pattern) {
+    for (std::size_t i = 0; i < pattern_.size(); ++i) masks_[slot(i, pattern_[i])] = 0;
+    pattern_.assign(pattern);
+    words_ = (pattern.size() + kWordBits - 1) / kWordBits;
+    if (masks_.size() < words_ * 256) masks_.resize(words_ * 256);
+    for (std::size_t i = 0; i < pattern.size(); ++i) masks_[slot(i, pattern[i])] |= std::uint64_t{1} << (i % kWordBits);
   }
   std::size_t words() const { return words_; }
-  std::size_t length() const { return length_; }
-  const std::uint64_t* of(char c) const { return masks_.data() + static_cast<unsigned char>(c) * words_; }
+  std::size_t length() const { return pattern_.size(); }
+  std::uint64_t eq(std::int64_t word, char c) const { return masks_[static_cast<std::size_t>(word) * 256 + byte(c)]; }
 
  private:
-  std::size_t words_, length_;
+  static std::size_t byte(char c) { return static_cast<unsigned char>(c); }
+  static std::size_t slot(std::size_t i, char c) { return i / kWordBits * 256 + byte(c); }
+  std::string pattern_;
+  std::size_t words_ = 0;
   std::vector<std::uint64_t> masks_;
 };
+
+// Calls use(masks of `pattern`): the calling thread's reused table, or for a long pattern
+// (whose table a thread should not keep) a table of its own.
+template <typename Use>
+auto with_masks(std::string_view pattern, Use&& use) {
+  constexpr std::size_t kKeptLength = std::size_t{1} << 16;  // a 2 MiB table
+  if (pattern.size() > kKeptLength) return use(PatternMasks(pattern));
+  thread_local PatternMasks table;
+  table.load(pattern);
+  return use(std::as_const(table));
+}
 
 // One 64-row block of the DP column: its vertical deltas and the value at its last row.
 struct Block {
@@ -68,11 +92,11 @@ std::int64_t banded_distance(const PatternMasks& pattern, std::string_view text,
     for (const std::int64_t needed = (std::min(m, j + below) - 1) / kWordBits; last < needed; ++last)
       blocks[last + 1] = Block{.score = blocks[last].score + last_row(last + 1) - last_row(last)};
     const std::int64_t first = (std::max<std::int64_t>(1, j - above) - 1) / kWordBits;
-    const std::uint64_t* eq = pattern.of(text[static_cast<std::size_t>(j - 1)]);
+    const char c = text[static_cast<std::size_t>(j - 1)];
     int h = 1;  // row 0 grows by one a column; above a skipped block, so do the made-up rows
     for (std::int64_t b = first; b <= last; ++b) {
       Block& block = blocks[b];
-      h = advance_block(block.pv, block.mv, eq[b], h, b == last_word ? last_bit : kWordBits - 1);
+      h = advance_block(block.pv, block.mv, pattern.eq(b, c), h, b == last_word ? last_bit : kWordBits - 1);
       block.score += h;
     }
     // Ukkonen's cut-off: once every cell of a column exceeds k, so does the end of every
@@ -97,17 +121,18 @@ std::pair<std::string_view, std::string_view> shorter_first(std::string_view a, 
 void pairs_of_row(const StringSet& xs, const StringSet& ys, std::size_t i, bool triangle, double rate,
                   std::vector<EditPair>& out) {
   const std::string_view x = xs[i];
-  const PatternMasks masks(x);
-  std::array<Block, detail::kMaxPairWords> blocks;
-  for (std::size_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
-    const std::string_view y = ys[j];
-    const std::size_t gap = x.size() > y.size() ? x.size() - y.size() : y.size() - x.size();
-    if (!below_rate(static_cast<std::uint32_t>(gap), x.size(), y.size(), rate)) continue;
-    const std::int64_t whole = static_cast<std::int64_t>(std::max(x.size(), y.size()));
-    const auto d = static_cast<std::uint32_t>(banded_distance(masks, y, whole, blocks.data()));
-    if (below_rate(d, x.size(), y.size(), rate))
-      out.push_back(EditPair{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), d});
-  }
+  with_masks(x, [&](const PatternMasks& masks) {
+    std::array<Block, detail::kMaxPairWords> blocks;
+    for (std::size_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
+      const std::string_view y = ys[j];
+      const std::size_t gap = x.size() > y.size() ? x.size() - y.size() : y.size() - x.size();
+      if (!below_rate(static_cast<std::uint32_t>(gap), x.size(), y.size(), rate)) continue;
+      const std::int64_t whole = static_cast<std::int64_t>(std::max(x.size(), y.size()));
+      const auto d = static_cast<std::uint32_t>(banded_distance(masks, y, whole, blocks.data()));
+      if (below_rate(d, x.size(), y.size(), rate))
+        out.push_back(EditPair{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), d});
+    }
+  });
 }
 
 }  // namespace
@@ -140,27 +165,36 @@ std::uint32_t edit_distance_reference(std::string_view a, std::string_view b) {
 
 std::uint32_t edit_distance(std::string_view a, std::string_view b) {
   const auto [pattern, text] = shorter_first(a, b);
-  const PatternMasks masks(pattern);
-  std::vector<Block> blocks(masks.words());
-  return static_cast<std::uint32_t>(
-      banded_distance(masks, text, static_cast<std::int64_t>(text.size()), blocks.data()));
+  return with_masks(pattern, [&](const PatternMasks& masks) {
+    std::vector<Block> blocks(masks.words());
+    return static_cast<std::uint32_t>(banded_distance(masks, text, static_cast<std::int64_t>(text.size()), blocks.data()));
+  });
 }
 
 std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::string_view b, std::uint32_t limit) {
+  // A common prefix and suffix cost nothing (some optimal alignment matches them), and
+  // versions of one file often share long ones.
+  const std::size_t prefix = static_cast<std::size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+  a.remove_prefix(prefix);
+  b.remove_prefix(prefix);
+  const std::size_t suffix = static_cast<std::size_t>(std::mismatch(a.rbegin(), a.rend(), b.rbegin(), b.rend()).first - a.rbegin());
+  a.remove_suffix(suffix);
+  b.remove_suffix(suffix);
   const auto [pattern, text] = shorter_first(a, b);
   const auto gap = static_cast<std::int64_t>(text.size() - pattern.size());
   if (gap > limit) return std::nullopt;  // d >= the length difference
-  const PatternMasks masks(pattern);
-  std::vector<Block> blocks(masks.words());
   // Ukkonen's doubling: a band for k costs O(k n), and most pairs verified lie far closer
   // than the limit, so bands grow from small until one holds the distance or the limit
   // is reached (at most twice the work of the full band when it is).
   const std::int64_t most = std::min<std::int64_t>(limit, static_cast<std::int64_t>(text.size()));
-  for (std::int64_t k = std::min(most, std::max<std::int64_t>(2 * gap, 256));; k = std::min(most, 2 * k)) {
-    const std::int64_t d = banded_distance(masks, text, k, blocks.data());
-    if (d <= k) return static_cast<std::uint32_t>(d);
-    if (k == most) return std::nullopt;
-  }
+  return with_masks(pattern, [&](const PatternMasks& masks) -> std::optional<std::uint32_t> {
+    std::vector<Block> blocks(masks.words());
+    for (std::int64_t k = std::min(most, std::max<std::int64_t>(2 * gap, 64));; k = std::min(most, 2 * k)) {
+      const std::int64_t d = banded_distance(masks, text, k, blocks.data());
+      if (d <= k) return static_cast<std::uint32_t>(d);
+      if (k == most) return std::nullopt;
+    }
+  });
 }
 
 const char* kernel_name(EditKernel kernel) {

@@ -22,6 +22,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+constexpr std::uint64_t kLongPair = std::uint64_t{1} << 16;  // bytes of both documents
+
 struct Document {
   ctph::RateSignature signature;
   std::uint64_t length = 0;
@@ -36,8 +38,9 @@ std::optional<std::uint32_t> largest_distance_below(double rate, std::uint64_t t
   return std::nullopt;
 }
 
-// Signature pairs below the candidate rate, as document pairs (a < b): each group with
-// itself, and each group's doubled signatures with the group of twice its block size.
+// Signature pairs below the candidate rate, as document pairs (the x document first, so
+// that a row's pairs stay together): each group with itself, and each group's doubled
+// signatures with the group of twice its block size.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> candidates(const std::vector<Document>& docs,
                                                                 const RateOptions& options, double* device_ms) {
   std::vector<std::uint64_t> sizes(docs.size());
@@ -63,7 +66,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> candidates(const std::vecto
     if (device_ms != nullptr) *device_ms += ms;
     for (const EditPair& p : pairs) {
       const std::uint32_t a = groups.order()[gx.begin + p.a], b = groups.order()[gy.begin + p.b];
-      out.emplace_back(std::min(a, b), std::max(a, b));
+      out.emplace_back(a, b);
     }
   }
   return out;
@@ -99,6 +102,11 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
     return !below_rate(static_cast<std::uint32_t>(std::min<std::uint64_t>(la > lb ? la - lb : lb - la, UINT32_MAX)),
                        la, lb, options.rate);
   });
+  // Long pairs first, longest first: one started last would leave every other core idle.
+  // The rest keep their rows together, whose first document each thread reads once.
+  const auto bytes_of = [&](const auto& p) { return docs[p.first].length + docs[p.second].length; };
+  const auto long_end = std::stable_partition(pairs.begin(), pairs.end(), [&](const auto& p) { return bytes_of(p) >= kLongPair; });
+  std::sort(pairs.begin(), long_end, [&](const auto& p, const auto& q) { return bytes_of(p) > bytes_of(q); });
   s.candidates = pairs.size();
   s.candidate_seconds = seconds_since(start);
 
@@ -119,7 +127,8 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
     const std::string_view ta(reinterpret_cast<const char*>(a.data()), a.size());
     const std::string_view tb(reinterpret_cast<const char*>(b.data()), b.size());
     if (const auto d = edit_distance_within(ta, tb, *limit))
-      r.found.push_back(RateMatch{i, j, *d, total == 0 ? 0.0 : static_cast<double>(*d) / static_cast<double>(total)});
+      r.found.push_back(RateMatch{std::min(i, j), std::max(i, j), *d,
+                                  total == 0 ? 0.0 : static_cast<double>(*d) / static_cast<double>(total)});
   });
   std::vector<RateMatch> all;
   for (auto& v : verifiers) all.insert(all.end(), v.found.begin(), v.found.end());

@@ -10,8 +10,9 @@
 namespace simkit::dedup {
 
 // Small files are read into a buffer reused from file to file (mapping each costs more
-// than reading it); large ones are mapped. The bytes stay valid until the next load.
-// Throws InputError naming a file that cannot be read.
+// than reading it); large ones are mapped. The bytes stay valid until the next load; the
+// same path loaded twice in a row is read once. Throws InputError naming a file that
+// cannot be read.
 class FileBytes {
  public:
   std::span<const unsigned char> load(const std::string& path);
@@ -19,6 +20,8 @@ class FileBytes {
  private:
   std::vector<unsigned char> buffer_;
   MappedFile mapped_;
+  std::string path_;
+  std::span<const unsigned char> bytes_;
 };
 
 }  // namespace simkit::dedup

@@ -92,11 +92,18 @@ bool read_small_file(const std::string& path, std::vector<unsigned char>& buffer
 }  // namespace
 
 std::span<const unsigned char> FileBytes::load(const std::string& path) {
+  if (path == path_) return bytes_;
+  path_.clear();  // until the load succeeds
   mapped_ = MappedFile{};
-  if (read_small_file(path, buffer_)) return buffer_;
-  mapped_ = MappedFile::open(path);
-  mapped_.advise_sequential();
-  return {reinterpret_cast<const unsigned char*>(mapped_.data()), mapped_.size()};
+  if (read_small_file(path, buffer_)) {
+    bytes_ = buffer_;
+  } else {
+    mapped_ = MappedFile::open(path);
+    mapped_.advise_sequential();
+    bytes_ = {reinterpret_cast<const unsigned char*>(mapped_.data()), mapped_.size()};
+  }
+  path_ = path;
+  return bytes_;
 }
 
 std::vector<std::string> hash_files(const std::vector<std::string>& files, Progress* progress) {

@@ -71,11 +71,11 @@ TEST(DedupCli, SsdeepModeEqualsSsdeep) {
 
   const test::RunResult hashed = test::run_simkit({"hash", "-r", "-o", ours_list, boost_dir()});
   ASSERT_EQ(hashed.exit_code, 0) << hashed.err;
-  std::vector<std::vector<std::string>> runs = {{theirs_list}, {ours_list}, {boost_dir()}};
+  std::vector<std::vector<std::string>> runs = {
+      {"--device", "cpu", theirs_list}, {"--device", "cpu", ours_list}, {"--device", "cpu", boost_dir()}};
   if (test::gpu_available()) runs.push_back({"--device", "cuda", theirs_list});
-  for (std::vector<std::string> args : runs) {
-    const std::string what = args.back();
-    args.insert(args.begin(), {"--device", "cpu"});  // the last --device given counts
+  for (const std::vector<std::string>& args : runs) {
+    const std::string what = args.front() + " " + args.back();
     const test::RunResult r = dedup(args);
     ASSERT_EQ(r.exit_code, 0) << what << ": " << r.err;
     EXPECT_EQ(read_tsv(r.out), want) << what;

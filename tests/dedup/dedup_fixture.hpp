@@ -12,11 +12,12 @@
 
 #include "dedup/edit_distance.hpp"
 #include "simkit/dedup.hpp"
+#include "random_edits.hpp"
 #include "test_support.hpp"
 
 namespace simkit::test {
 
-// `count` headers of /usr/include of 500 to 8,000 bytes, each beside a copy with 1 to 8
+// `count` headers of /usr/include of 500 to 8,000 bytes, each beside a copy with 1 to 3
 // random substitutions, insertions and deletions (an edit rate under 1%, and few enough
 // edits that the copy's CTPH signature stays close). Returns the files: file 2i is a
 // header, 2i + 1 its copy.
@@ -37,16 +38,7 @@ inline std::vector<std::string> plant_near_duplicates(const std::filesystem::pat
     std::string text((std::istreambuf_iterator<char>(in)), {});
     const std::string original = (dir / ("doc" + std::to_string(i) + ".h")).string();
     write_file(original, text);
-    const int edits = random.integer(1, 8);
-    for (int e = 0; e < edits && !text.empty(); ++e) {
-      const auto at = static_cast<std::size_t>(random.integer(0, static_cast<int>(text.size()) - 1));
-      const char c = static_cast<char>(random.integer(32, 126));
-      switch (random.integer(0, 2)) {
-        case 0: text[at] = c; break;
-        case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-        default: text.erase(at, 1); break;
-      }
-    }
+    apply_random_edits(text, random.integer(1, 3), random.engine(), printable);
     const std::string copy = (dir / ("doc" + std::to_string(i) + "-edited.h")).string();
     write_file(copy, text);
     files.push_back(original);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dedup/edit_distance.hpp"
+#include "random_edits.hpp"
 #include "test_support.hpp"
 
 namespace simkit::test {
@@ -19,14 +20,7 @@ inline std::string random_string(Random& random, int length, int letters) {
 
 // A copy of s with `edits` random substitutions, insertions and deletions.
 inline std::string edited(Random& random, std::string s, int edits, int letters) {
-  for (int e = 0; e < edits; ++e) {
-    const int op = s.empty() ? 1 : random.integer(0, 2);
-    const auto at = static_cast<std::size_t>(random.integer(0, static_cast<int>(s.size()) - (op == 1 ? 0 : 1)));
-    const char c = random_string(random, 1, letters)[0];
-    if (op == 0) s[at] = c;
-    else if (op == 1) s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c);
-    else s.erase(at, 1);
-  }
+  apply_random_edits(s, edits, random.engine(), [&](std::mt19937_64&) { return random_string(random, 1, letters)[0]; });
   return s;
 }
 

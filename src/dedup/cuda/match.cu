@@ -13,6 +13,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
+#include "dedup/ctph_score.hpp"
 #include "dedup/compatible.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
@@ -90,15 +91,9 @@ __device__ __forceinline__ bool share_run(const std::uint64_t* mask, int t, cons
 __device__ unsigned part_score(unsigned lx, unsigned ly, unsigned common, std::uint64_t block_size, int threshold,
                                const std::uint64_t* mask, int t, const PartCodes& y) {
   if (lx < 7 || ly < 7) return 0;
-  std::uint64_t score = lx + ly - 2 * common;
-  score = score * 64 / (lx + ly);
-  score = 100 * score / 64;
-  if (score >= 100) return 0;
-  score = 100 - score;
-  const std::uint64_t cap = block_size / 3 * min(lx, ly);
-  score = min(score, cap);
-  if (score < static_cast<std::uint64_t>(threshold) || !share_run(mask, t, y, ly)) return 0;
-  return static_cast<unsigned>(score);
+  const std::uint32_t score = ctph::detail::part_score(lx + ly - 2 * common, lx, ly, block_size);
+  if (score < static_cast<std::uint32_t>(threshold) || !share_run(mask, t, y, ly)) return 0;
+  return score;
 }
 
 // Meeting of x signatures [x_begin, x_end) with y signatures [y_begin, y_end) (sorted
