@@ -99,6 +99,19 @@ def main(binary):
             "-3:abc:def\n 3:abc:def", ":\n:", "12288:" + "A" * 70 + ":B\n6144:C:" + "A" * 64]):
         put("ctph", f"pair{i}.txt", pair)
     put("ctph", "text.txt", "".join(lines))
+    # ssdeep hash lists: ours of a few bundled files, ssdeep's quirks, and the bad lists.
+    with tempfile.TemporaryDirectory() as tmp:
+        listed = os.path.join(tmp, "list.txt")
+        mpl = os.path.join(ROOT, "data", "samples", "boost", "mpl")
+        files = sorted(os.path.join(mpl, f) for f in os.listdir(mpl) if f.endswith(".hpp"))[:12]
+        subprocess.run([binary, "hash", "-o", listed] + files, check=True)
+        with open(listed) as f:
+            put("hash_list", "boost.txt", f.read().replace(ROOT + "/", ""))
+    head = "ssdeep,1.1--blocksize:hash:hash,filename\n"
+    put("hash_list", "quirks.txt", head.replace("\n", "\r\n") + '3:abc:def,"a \\"quoted\\" name"\r\n\r\n'
+        + "6:AAAAAAAAAbcdefgh:+/+/\n" + '12::,"empty parts"\n')
+    put("hash_list", "header_only.txt", head)
+    copy_bad("hash_list", "ssdeep")
     put("ctph", "zeros.bin", bytes(5000))
 
 

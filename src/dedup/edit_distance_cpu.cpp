@@ -164,7 +164,8 @@ std::uint32_t edit_distance_reference(std::string_view a, std::string_view b) {
 }
 
 std::uint32_t edit_distance(std::string_view a, std::string_view b) {
-  const auto [pattern, text] = shorter_first(a, b);
+  const auto ordered = shorter_first(a, b);
+  const std::string_view pattern = ordered.first, text = ordered.second;  // not bindings: lambdas capture them
   return with_masks(pattern, [&](const PatternMasks& masks) {
     std::vector<Block> blocks(masks.words());
     return static_cast<std::uint32_t>(banded_distance(masks, text, static_cast<std::int64_t>(text.size()), blocks.data()));
@@ -180,7 +181,8 @@ std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::strin
   const std::size_t suffix = static_cast<std::size_t>(std::mismatch(a.rbegin(), a.rend(), b.rbegin(), b.rend()).first - a.rbegin());
   a.remove_suffix(suffix);
   b.remove_suffix(suffix);
-  const auto [pattern, text] = shorter_first(a, b);
+  const auto ordered = shorter_first(a, b);
+  const std::string_view pattern = ordered.first, text = ordered.second;  // not bindings: lambdas capture them
   const auto gap = static_cast<std::int64_t>(text.size() - pattern.size());
   if (gap > limit) return std::nullopt;  // d >= the length difference
   // Ukkonen's doubling: a band for k costs O(k n), and most pairs verified lie far closer

@@ -78,11 +78,7 @@ TEST(HashCli, BadInputGetsOneLineAndNoOutput) {
   for (const auto& [paths, words] : cases) {
     std::vector<std::string> args = {"hash", "-o", out};
     args.insert(args.end(), paths.begin(), paths.end());
-    const test::RunResult r = test::run_simkit(args);
-    EXPECT_EQ(r.exit_code, 2) << paths.back();
-    EXPECT_EQ(test::lines_of(r.err).size(), 1u) << r.err;
-    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(out));
+    test::expect_refused(args, words, out);
   }
 }
 

@@ -17,6 +17,15 @@
 
 namespace simkit::test {
 
+// `length` characters drawn from the first `letters` of base64's alphabet (few letters:
+// long common subsequences and shared substrings), for signatures made to be hard.
+inline std::string random_base64(Random& random, int length, int letters) {
+  static constexpr const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string s;
+  for (int i = 0; i < length; ++i) s += kAlphabet[random.integer(0, letters - 1)];
+  return s;
+}
+
 // `count` headers of /usr/include of 500 to 8,000 bytes, each beside a copy with 1 to 3
 // random substitutions, insertions and deletions (an edit rate under 1%, and few enough
 // edits that the copy's CTPH signature stays close). Returns the files: file 2i is a

@@ -67,12 +67,7 @@ TEST(HashList, MalformedLinesSayWhere) {
 // fallback to meeting every compatible signature), and every block-size relation.
 TEST(CtphMatch, IndexEqualsEveryPairOnHardSignatures) {
   test::Random random;
-  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  const auto text = [&](int length, int letters) {
-    std::string s;
-    for (int i = 0; i < length; ++i) s += alphabet[random.integer(0, letters - 1)];
-    return s;
-  };
+  const auto text = [&](int length, int letters) { return test::random_base64(random, length, letters); };
   std::vector<std::string> signatures;
   for (int i = 0; i < 400; ++i) {
     const std::uint64_t size = 3ull << random.integer(0, 4);

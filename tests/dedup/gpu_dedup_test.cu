@@ -38,12 +38,7 @@ TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnRealFiles) {
 TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnHardSignatures) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
-  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  const auto text = [&](int length, int letters) {
-    std::string s;
-    for (int i = 0; i < length; ++i) s += alphabet[random.integer(0, letters - 1)];
-    return s;
-  };
+  const auto text = [&](int length, int letters) { return test::random_base64(random, length, letters); };
   std::vector<std::string> signatures;
   const int n = test::quick() ? 600 : 3000;
   for (int i = 0; i < n; ++i) {

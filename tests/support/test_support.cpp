@@ -181,4 +181,12 @@ std::string run_shell(const std::string& command) {
   return out;
 }
 
+void expect_refused(const std::vector<std::string>& args, const std::string& words, const std::filesystem::path& output) {
+  const RunResult r = run_simkit(args);
+  EXPECT_EQ(r.exit_code, 2) << args.back();
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(output)) << args.back();
+}
+
 }  // namespace simkit::test

@@ -94,6 +94,10 @@ int signal_and_wait(Child& child, int signo);
 // The standard output of a shell command (a peer program such as ssdeep).
 std::string run_shell(const std::string& command);
 
+// Runs simkit with `args` and expects a refusal: exit 2, one error line containing
+// `words`, and no file at `output`.
+void expect_refused(const std::vector<std::string>& args, const std::string& words, const std::filesystem::path& output);
+
 // Lines of a text (without their newlines; a final newline ends the last line).
 std::vector<std::string> lines_of(const std::string& text);
 
