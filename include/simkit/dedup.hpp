@@ -58,6 +58,7 @@ struct RateOptions {
   double candidate_factor = 3;
   int device = -1;  // the CUDA device for the signature pairs; -1: the CPU
   EditKernel kernel = EditKernel::bit_parallel;
+  std::size_t memory_budget = 0;  // bytes of documents kept in memory for verification; 0: 1 GiB
 };
 struct RateMatch {
   std::uint32_t a = 0, b = 0;  // a < b, indices into the files

@@ -24,43 +24,77 @@ namespace {
 using detail::advance_block;
 using detail::kWordBits;
 
-// Match masks of a pattern: bit r of eq(w, c) is set when pattern[64w + r] == c. Stored
-// block by block, so that the few blocks a narrow band touches stay in cache however long
-// the pattern. Loading a pattern clears only the entries the previous one set: a reused
-// table costs O(pattern length) a pattern, not O(256 x words).
+// Match masks of a pattern: bit r of eq(w, c) is set when pattern[64w + r] == c, for the
+// blocks a band holds. The blocks live in a ring of `window` slots (a power of two), each
+// slot 256 masks, loaded when the band reaches a block and cleared entry by entry when a
+// later block takes its slot: a pattern costs O(its length) to prepare however long it
+// is, memory grows with the band's width rather than the pattern's, and a narrow band's
+// masks stay in cache. A table is reused from pattern to pattern (see with_masks).
 class PatternMasks {
  public:
-  PatternMasks() = default;
-  explicit PatternMasks(std::string_view pattern) { load(pattern); }
-
   void load(std::string_view pattern) {
-    for (std::size_t i = 0; i < pattern_.size(); ++i) masks_[slot(i, pattern_[i])] = 0;
+    clear();
     pattern_.assign(pattern);
-    words_ = (pattern.size() + kWordBits - 1) / kWordBits;
-    if (masks_.size() < words_ * 256) masks_.resize(words_ * 256);
-    for (std::size_t i = 0; i < pattern.size(); ++i) masks_[slot(i, pattern[i])] |= std::uint64_t{1} << (i % kWordBits);
   }
-  std::size_t words() const { return words_; }
+  // Room for `blocks` consecutive blocks at once (at most the pattern's).
+  void window(std::size_t blocks) {
+    const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(1, std::min(blocks, words())));
+    if (wanted == window_) return;
+    clear();
+    window_ = wanted;
+    if (masks_.size() < window_ * 256) masks_.resize(window_ * 256);
+    owner_.assign(window_, -1);
+  }
+  // Makes block `word` present (it may evict the block `window` before it).
+  void ensure(std::int64_t word) {
+    std::int64_t& owner = owner_[static_cast<std::size_t>(word) & (window_ - 1)];
+    if (owner == word) return;
+    if (owner >= 0) set_block(owner, 0);
+    owner = word;
+    set_block(word, 1);
+  }
+  std::size_t words() const { return (pattern_.size() + kWordBits - 1) / kWordBits; }
+  std::size_t bytes() const { return masks_.size() * sizeof(std::uint64_t) + pattern_.capacity(); }
   std::size_t length() const { return pattern_.size(); }
-  std::uint64_t eq(std::int64_t word, char c) const { return masks_[static_cast<std::size_t>(word) * 256 + byte(c)]; }
+  std::uint64_t eq(std::int64_t word, char c) const {
+    return masks_[(static_cast<std::size_t>(word) & (window_ - 1)) * 256 + static_cast<unsigned char>(c)];
+  }
 
  private:
-  static std::size_t byte(char c) { return static_cast<unsigned char>(c); }
-  static std::size_t slot(std::size_t i, char c) { return i / kWordBits * 256 + byte(c); }
+  // Sets (on = 1) or clears (on = 0) the masks of block `word`'s characters in its slot.
+  void set_block(std::int64_t word, int on) {
+    std::uint64_t* slot = masks_.data() + (static_cast<std::size_t>(word) & (window_ - 1)) * 256;
+    const std::size_t begin = static_cast<std::size_t>(word) * kWordBits;
+    const std::size_t end = std::min(pattern_.size(), begin + kWordBits);
+    for (std::size_t i = begin; i < end; ++i) {
+      std::uint64_t& mask = slot[static_cast<unsigned char>(pattern_[i])];
+      mask = on ? mask | std::uint64_t{1} << (i - begin) : 0;
+    }
+  }
+  void clear() {
+    for (const std::int64_t owner : owner_)
+      if (owner >= 0) set_block(owner, 0);
+    std::fill(owner_.begin(), owner_.end(), -1);
+  }
   std::string pattern_;
-  std::size_t words_ = 0;
+  std::size_t window_ = 0;
   std::vector<std::uint64_t> masks_;
+  std::vector<std::int64_t> owner_;  // the block each slot holds, -1 for none
 };
 
-// Calls use(masks of `pattern`): the calling thread's reused table, or for a long pattern
-// (whose table a thread should not keep) a table of its own.
+// Calls use(masks of `pattern`) with the calling thread's reused table. A table grown past
+// 16 MiB (a full band of a long pattern, as edit_distance asks) is not kept.
 template <typename Use>
 auto with_masks(std::string_view pattern, Use&& use) {
-  constexpr std::size_t kKeptLength = std::size_t{1} << 16;  // a 2 MiB table
-  if (pattern.size() > kKeptLength) return use(PatternMasks(pattern));
   thread_local PatternMasks table;
   table.load(pattern);
-  return use(std::as_const(table));
+  struct Trim {
+    PatternMasks& table;
+    ~Trim() {
+      if (table.bytes() > (std::size_t{16} << 20)) table = PatternMasks{};
+    }
+  } trim{table};
+  return use(table);
 }
 
 // One 64-row block of the DP column: its vertical deltas and the value at its last row.
@@ -75,7 +109,7 @@ struct Block {
 // -below <= j - i <= above matter; the blocks holding none of their cells in a column are
 // skipped. Cells outside the band see made-up neighbours (+1 steps) that can only
 // overstate them, so every cell of an alignment of cost <= k is still exact.
-std::int64_t banded_distance(const PatternMasks& pattern, std::string_view text, std::int64_t k, Block* blocks) {
+std::int64_t banded_distance(PatternMasks& pattern, std::string_view text, std::int64_t k, Block* blocks) {
   const auto m = static_cast<std::int64_t>(pattern.length());
   const auto n = static_cast<std::int64_t>(text.size());
   if (m == 0 || n == 0) return m + n;
@@ -83,14 +117,19 @@ std::int64_t banded_distance(const PatternMasks& pattern, std::string_view text,
   const std::int64_t last_word = (m - 1) / kWordBits;
   const int last_bit = static_cast<int>((m - 1) % kWordBits);
   const auto last_row = [m](std::int64_t b) { return std::min(kWordBits * (b + 1), m); };
+  // A column's blocks span at most (above + below) / 64 + 2 of them.
+  pattern.window(static_cast<std::size_t>((above + below) / kWordBits + 2));
+  pattern.ensure(0);
 
   std::int64_t last = 0;  // blocks [first, last] are computed in a column
   blocks[0] = Block{.score = last_row(0)};
   for (std::int64_t j = 1; j <= n; ++j) {
     // The band's lower end enters a new block: its rows start one step apart, below the
     // block above as the previous column left it.
-    for (const std::int64_t needed = (std::min(m, j + below) - 1) / kWordBits; last < needed; ++last)
+    for (const std::int64_t needed = (std::min(m, j + below) - 1) / kWordBits; last < needed; ++last) {
+      pattern.ensure(last + 1);
       blocks[last + 1] = Block{.score = blocks[last].score + last_row(last + 1) - last_row(last)};
+    }
     const std::int64_t first = (std::max<std::int64_t>(1, j - above) - 1) / kWordBits;
     const char c = text[static_cast<std::size_t>(j - 1)];
     int h = 1;  // row 0 grows by one a column; above a skipped block, so do the made-up rows
@@ -112,6 +151,19 @@ std::int64_t banded_distance(const PatternMasks& pattern, std::string_view text,
   return blocks[last_word].score;
 }
 
+// A lower bound of the distance from letter counts alone: an edit removes at most one
+// letter and adds at most one, so d is at least the letters a has in excess of b, and
+// those b has in excess of a. O(n), and it rules out most unrelated long documents (whose
+// band would cost O(limit x n)) before any DP.
+std::uint64_t letter_bound(std::string_view a, std::string_view b) {
+  std::array<std::int64_t, 256> excess{};
+  for (const char c : a) ++excess[static_cast<unsigned char>(c)];
+  for (const char c : b) --excess[static_cast<unsigned char>(c)];
+  std::uint64_t more = 0, fewer = 0;
+  for (const std::int64_t e : excess) (e > 0 ? more : fewer) += static_cast<std::uint64_t>(e > 0 ? e : -e);
+  return std::max(more, fewer);
+}
+
 // The shorter string first: fewer pattern words to compute.
 std::pair<std::string_view, std::string_view> shorter_first(std::string_view a, std::string_view b) {
   return a.size() <= b.size() ? std::pair{a, b} : std::pair{b, a};
@@ -121,7 +173,7 @@ std::pair<std::string_view, std::string_view> shorter_first(std::string_view a, 
 void pairs_of_row(const StringSet& xs, const StringSet& ys, std::size_t i, bool triangle, double rate,
                   std::vector<EditPair>& out) {
   const std::string_view x = xs[i];
-  with_masks(x, [&](const PatternMasks& masks) {
+  with_masks(x, [&](PatternMasks& masks) {
     std::array<Block, detail::kMaxPairWords> blocks;
     for (std::size_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
       const std::string_view y = ys[j];
@@ -166,7 +218,7 @@ std::uint32_t edit_distance_reference(std::string_view a, std::string_view b) {
 std::uint32_t edit_distance(std::string_view a, std::string_view b) {
   const auto ordered = shorter_first(a, b);
   const std::string_view pattern = ordered.first, text = ordered.second;  // not bindings: lambdas capture them
-  return with_masks(pattern, [&](const PatternMasks& masks) {
+  return with_masks(pattern, [&](PatternMasks& masks) {
     std::vector<Block> blocks(masks.words());
     return static_cast<std::uint32_t>(banded_distance(masks, text, static_cast<std::int64_t>(text.size()), blocks.data()));
   });
@@ -184,12 +236,12 @@ std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::strin
   const auto ordered = shorter_first(a, b);
   const std::string_view pattern = ordered.first, text = ordered.second;  // not bindings: lambdas capture them
   const auto gap = static_cast<std::int64_t>(text.size() - pattern.size());
-  if (gap > limit) return std::nullopt;  // d >= the length difference
+  if (gap > limit || letter_bound(a, b) > limit) return std::nullopt;
   // Ukkonen's doubling: a band for k costs O(k n), and most pairs verified lie far closer
   // than the limit, so bands grow from small until one holds the distance or the limit
   // is reached (at most twice the work of the full band when it is).
   const std::int64_t most = std::min<std::int64_t>(limit, static_cast<std::int64_t>(text.size()));
-  return with_masks(pattern, [&](const PatternMasks& masks) -> std::optional<std::uint32_t> {
+  return with_masks(pattern, [&](PatternMasks& masks) -> std::optional<std::uint32_t> {
     std::vector<Block> blocks(masks.words());
     for (std::int64_t k = std::min(most, std::max<std::int64_t>(2 * gap, 64));; k = std::min(most, 2 * k)) {
       const std::int64_t d = banded_distance(masks, text, k, blocks.data());

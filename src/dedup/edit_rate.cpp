@@ -1,11 +1,13 @@
 // The thesis's edit-rate pipeline (see match_rates in simkit/dedup.hpp): rate signatures,
 // all signature pairs below the widened rate (CPU or GPU), exact verification.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_group.h>
 
 #include "dedup/compatible.hpp"
 #include "dedup/edit_distance.hpp"
@@ -24,10 +26,20 @@ double seconds_since(Clock::time_point start) {
 
 constexpr std::uint64_t kLongPair = std::uint64_t{1} << 16;  // bytes of both documents
 
+constexpr std::size_t kDefaultKeptBytes = std::size_t{1} << 30;
+
 struct Document {
   ctph::RateSignature signature;
   std::uint64_t length = 0;
+  std::string kept;  // the bytes, when they fit the budget
 };
+
+// A document's bytes: kept ones, or read again through `reader`.
+std::string_view text_of(const Document& doc, const std::string& file, FileBytes& reader) {
+  if (doc.length == 0 || !doc.kept.empty()) return doc.kept;
+  const auto bytes = reader.load(file);
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
 
 // The largest distance that is still below the rate for lengths summing to `total`.
 std::optional<std::uint32_t> largest_distance_below(double rate, std::uint64_t total) {
@@ -85,10 +97,19 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
 
   auto start = Clock::now();
   std::vector<Document> docs(files.size());
+  // Documents are kept in memory while they fit the budget: verification then reads no
+  // file a second time (opening one costs more than comparing a small pair).
+  const std::size_t keep_budget = options.memory_budget != 0 ? options.memory_budget : kDefaultKeptBytes;
+  std::atomic<std::size_t> kept_bytes{0};
   tbb::enumerable_thread_specific<FileBytes> readers;
   tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t i) {
     const auto bytes = readers.local().load(files[i]);
-    docs[i] = Document{ctph::rate_signature(bytes, options.signature_length), bytes.size()};
+    docs[i].signature = ctph::rate_signature(bytes, options.signature_length);
+    docs[i].length = bytes.size();
+    if (kept_bytes.fetch_add(bytes.size()) + bytes.size() <= keep_budget)
+      docs[i].kept.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    else
+      kept_bytes.fetch_sub(bytes.size());
     if (progress != nullptr) progress->advance(1);
   });
   s.signature_seconds = seconds_since(start);
@@ -116,20 +137,28 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
     std::vector<RateMatch> found;
   };
   tbb::enumerable_thread_specific<Readers> verifiers;
-  tbb::parallel_for(std::size_t{0}, pairs.size(), [&](std::size_t k) {
+  const auto verify = [&](std::size_t k) {
     const auto [i, j] = pairs[k];
     Readers& r = verifiers.local();
     const std::uint64_t total = docs[i].length + docs[j].length;
     const std::optional<std::uint32_t> limit = largest_distance_below(options.rate, total);
     if (!limit) return;
-    const auto a = r.a.load(files[i]);
-    const auto b = r.b.load(files[j]);
-    const std::string_view ta(reinterpret_cast<const char*>(a.data()), a.size());
-    const std::string_view tb(reinterpret_cast<const char*>(b.data()), b.size());
+    const std::string_view ta = text_of(docs[i], files[i], r.a), tb = text_of(docs[j], files[j], r.b);
     if (const auto d = edit_distance_within(ta, tb, *limit))
       r.found.push_back(RateMatch{std::min(i, j), std::max(i, j), *d,
                                   total == 0 ? 0.0 : static_cast<double>(*d) / static_cast<double>(total)});
+  };
+  // Long pairs one a task (a range of them run by one thread would serialise the longest),
+  // beside the rest in ranges (whose rows share their first document).
+  const auto long_count = static_cast<std::size_t>(long_end - pairs.begin());
+  const auto verify_range = [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t k = range.begin(); k != range.end(); ++k) verify(k);
+  };
+  tbb::task_group group;
+  group.run([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, long_count, 1), verify_range, tbb::simple_partitioner());
   });
+  group.run_and_wait([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(long_count, pairs.size()), verify_range); });
   std::vector<RateMatch> all;
   for (auto& v : verifiers) all.insert(all.end(), v.found.begin(), v.found.end());
   std::sort(all.begin(), all.end(), [](const RateMatch& p, const RateMatch& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });

@@ -173,6 +173,7 @@ std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, 
   else if (options.kernel == "bits") options.rate.kernel = dedup::EditKernel::bit_parallel;
   else throw UsageError(fmt::format("--kernel {}: expected shared, global or bits", quote(options.kernel)));
   options.rate.device = context.device.cuda ? context.device.index : -1;
+  options.rate.memory_budget = context.memory_budget;
   dedup::RateStats stats;
   std::vector<dedup::RateMatch> matches;
   {
