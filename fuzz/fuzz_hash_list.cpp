@@ -1,7 +1,7 @@
 // libFuzzer target: ssdeep hash lists, as `simkit dedup` reads them. Bad text must end in
 // InputError; an accepted list must write back (list_line) to text that reads as the same
-// entries, and its signatures, matched all against all, must score as compare() scores
-// each pair.
+// entries, and matching its signatures all against all must list exactly the pairs that
+// compare() scores above 0, one by one.
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -26,7 +26,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (!simkit::ctph::prepare(entries[i].signature, p)) return;  // block size out of range: dedup refuses it
       prepared.push_back(p);
     }
-    for (const auto& m : simkit::dedup::match_all(prepared, 1))
-      if (m.a >= m.b || m.score != simkit::ctph::compare(prepared[m.a], prepared[m.b])) std::abort();
+    std::vector<simkit::dedup::Match> want;  // every pair, scored one by one
+    for (std::uint32_t i = 0; i < prepared.size(); ++i)
+      for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
+        if (const int score = simkit::ctph::compare(prepared[i], prepared[j]); score >= 1) want.push_back({i, j, score});
+    if (simkit::dedup::match_all(prepared, 1) != want) std::abort();
   });
 }

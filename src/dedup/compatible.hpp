@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace simkit::dedup {
@@ -40,7 +41,7 @@ class CompatibleGroups {
     for (std::uint32_t g = 0; g < groups_.size(); ++g) {
       meetings_.push_back({g, g});
       const std::uint64_t size = groups_[g].block_size;
-      if (size <= UINT64_MAX / 2)
+      if (size != 0 && size <= UINT64_MAX / 2)  // (0 doubled is 0: the group itself)
         if (const auto it = by_size_.find(size * 2); it != by_size_.end()) meetings_.push_back({g, it->second});
     }
   }
@@ -69,9 +70,12 @@ class CompatibleGroups {
   template <typename Visit>
   void for_each_compatible_group(std::uint32_t i, const Visit& visit) const {
     const std::uint64_t size = groups_[group_of_[i]].block_size;
-    const std::uint64_t sizes[3] = {size, size <= UINT64_MAX / 2 ? size * 2 : 0, size % 2 == 0 ? size / 2 : 0};
-    for (const std::uint64_t s : sizes) {
-      const auto it = s == 0 ? by_size_.end() : by_size_.find(s);
+    // The size itself, its double and its half, each once (0 has only itself).
+    const bool more = size != 0;
+    const std::pair<bool, std::uint64_t> sizes[3] = {
+        {true, size}, {more && size <= UINT64_MAX / 2, size * 2}, {more && size % 2 == 0, size / 2}};
+    for (const auto& [present, s] : sizes) {
+      const auto it = present ? by_size_.find(s) : by_size_.end();
       if (it == by_size_.end()) continue;
       const Group& g = groups_[it->second];
       const std::uint32_t* begin = order_.data() + g.begin;

@@ -94,6 +94,21 @@ TEST(CtphMatch, IndexEqualsEveryPairOnHardSignatures) {
   }
 }
 
+// Block size 0 (only a hand-made list holds it): identical signatures still score 100, as
+// libfuzzy scores them, and the group meets only itself, once.
+TEST(CtphMatch, ZeroBlockSize) {
+  const std::vector<std::string> signatures = {"0:abcdefghij:abc", "0:abcdefghij:abc", "0:abcdefghik:abc",
+                                               "3:abcdefghij:abc", "0::", "0::", "6:abcdefghij:abc"};
+  std::vector<ctph::Prepared> prepared(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i]));
+  std::vector<dedup::Match> want;
+  for (std::uint32_t i = 0; i < prepared.size(); ++i)
+    for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
+      if (const int s = ctph::compare(prepared[i], prepared[j]); s >= 1) want.push_back({i, j, s});
+  EXPECT_EQ(dedup::match_all(prepared, 1), want);
+  EXPECT_EQ(want.size(), 2u);  // the two identical pairs of block size 0
+}
+
 TEST(RateSignature, FitsTheLengthAndDoublesTheBlockSize) {
   test::Random random;
   for (const std::size_t n : {0, 1, 100, 5000, 100000})
