@@ -7,6 +7,10 @@ find_package(nlohmann_json REQUIRED)
 find_package(Eigen3 REQUIRED NO_MODULE)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# ICU: Unicode word boundaries and case mapping for the tokenizer.
+pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
+# CRoaring: the bitmap intersection algorithm of simkit postings.
+find_package(roaring REQUIRED)
 
 # OpenBLAS explicitly: Debian's default libblas3 is the slow reference BLAS.
 pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)

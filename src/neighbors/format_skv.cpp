@@ -19,46 +19,16 @@
 #include <xxhash.h>
 #include <fmt/format.h>
 
+#include "core/binary_io.hpp"
 #include "neighbors/model_data.hpp"
 #include "neighbors/skv_layout.hpp"
 #include "simkit/progress.hpp"
 
 namespace simkit::neighbors::detail {
 
-namespace {
-
-std::uint64_t align64(std::uint64_t n) { return (n + 63) / 64 * 64; }
-
-template <typename T>
-T load(const char* p) {
-  T value;
-  std::memcpy(&value, p, sizeof value);
-  return value;
-}
-
-// Hashes everything written so far, so the trailer needs no second pass over the file.
-struct HashingWriter {
-  OutputFile& out;
-  XXH3_state_t* state = XXH3_createState();
-  std::uint64_t written = 0;
-  explicit HashingWriter(OutputFile& o) : out(o) {
-    if (state == nullptr) throw Failure("out of memory");
-    XXH3_64bits_reset(state);
-  }
-  ~HashingWriter() { XXH3_freeState(state); }
-  void write(const void* data, std::size_t bytes) {
-    const std::string_view view(static_cast<const char*>(data), bytes);
-    XXH3_64bits_update(state, view.data(), view.size());
-    out.write(view);
-    written += bytes;
-  }
-  void pad_to(std::uint64_t offset) {
-    static const char zeros[64] = {};
-    while (written < offset) write(zeros, std::min<std::uint64_t>(64, offset - written));
-  }
-};
-
-}  // namespace
+using simkit::detail::align64;
+using simkit::detail::HashingWriter;
+using simkit::detail::load;
 
 SkvLayout skv_layout(std::uint64_t rows, std::uint64_t dim, std::uint64_t word_bytes) {
   SkvLayout l;
@@ -191,8 +161,7 @@ void write_skv(const Model& model, OutputFile& out, Progress* progress) {
   w.pad_to(l.sorted);
   w.write(model.sorted, rows * 4);
   w.pad_to(l.checksum);
-  const std::uint64_t sum = XXH3_64bits_digest(w.state);
-  out.write(std::string_view(reinterpret_cast<const char*>(&sum), sizeof sum));
+  w.finish();
 }
 
 }  // namespace simkit::neighbors::detail

@@ -53,7 +53,8 @@ def npy(descr, fortran, shape, data):
 
 
 def main(binary):
-    for fmt in ("glove", "word2vec", "word2vec-binary", "npy", "skv", "any", "ssdeep"):
+    for fmt in ("glove", "word2vec", "word2vec-binary", "npy", "skv", "any", "ssdeep", "exp-index", "exp-query", "skp",
+                "postings-docs"):
         shutil.rmtree(os.path.join(HERE, fmt), ignore_errors=True)
     rng = random.Random(20261122)
 
@@ -164,6 +165,46 @@ def main(binary):
     dim[24:32] = struct.pack("<Q", 0)
     case("skv", "dim_zero.skv", bytes(dim), [": byte 16", "dimension 0"])
     case("skv", "header_only.skv", valid[:40], ["truncated"])
+
+    # Posting lists (simkit postings query / build).
+    def exp_index(lists):
+        return b"".join(struct.pack("<I", len(l)) + struct.pack("<%dI" % len(l), *l) for l in lists)
+    good_lists = [[1, 5, 9], [], [2, 5, 7, 9, 11], [5]]
+    helper("exp-query", "_index.bin", "")
+    with open(os.path.join(HERE, "exp-query", "_index.bin"), "wb") as f:
+        f.write(exp_index(good_lists))
+    helper("exp-index", "_queries.txt", "0 2\n3\n")
+    case("exp-index", "truncated_list.bin", exp_index(good_lists)[:40], [": byte 20", "truncated: list 2 says 5 ids"])
+    case("exp-index", "stray_bytes.bin", exp_index(good_lists) + b"\1\0", [": byte 52", "2 stray bytes"])
+    case("exp-index", "unsorted.bin", exp_index([[1, 5, 3]]), [": byte 12", "list 0", "not in increasing order"])
+    case("exp-index", "duplicate.bin", exp_index([[2], [4, 4]]), [": byte 16", "duplicate id"])
+    case("exp-index", "absurd_length.bin", struct.pack("<I", 0xFFFFFFF0) + b"\0" * 8, [": byte 0", "says 4294967280 ids"])
+    case("exp-query", "out_of_range.txt", "0 2\n1 4\n", [":2:3:", "term id 4 is out of range", "4 terms"])
+    case("exp-query", "not_a_number.txt", "0\n2 x7\n", [":2:3:", "expected a term id"])
+    case("exp-query", "negative.txt", "-1 2\n", [":1:1:", "expected a term id"])
+    case("exp-query", "blank_line.txt", "0 2\n\n3\n", [":2", "empty line"])
+    case("exp-query", "huge_id.txt", "99999999999999999999999\n", [":1:1:", "expected a term id"])
+    case("postings-docs", "not_utf8.txt", "good words\nbad \xff byte\n", [":2:5:", "not valid UTF-8"])
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = os.path.join(tmp, "docs.txt")
+        with open(docs, "w") as f:
+            f.write("alpha beta\nbeta gamma\nalpha gamma delta\n")
+        skp = os.path.join(tmp, "i.skp")
+        subprocess.run([binary, "postings", "build", docs, "-o", skp, "-q"], check=True)
+        with open(skp, "rb") as f:
+            valid = f.read()
+    helper("skp", "_queries.txt", "alpha beta\n")
+    flipped = bytearray(valid)
+    flipped[70] ^= 1
+    case("skp", "checksum.skp", bytes(flipped), ["checksum mismatch"])
+    case("skp", "truncated.skp", valid[:-9], ["truncated: the header says"])
+    case("skp", "header_only.skp", valid[:30], ["truncated: shorter than an .skp header"])
+    version = bytearray(valid)
+    version[8:12] = struct.pack("<I", 7)
+    case("skp", "version.skp", bytes(version), [": byte 8", ".skp version 7 is not supported"])
+    terms = bytearray(valid)
+    terms[16:24] = struct.pack("<Q", 10**15)
+    case("skp", "absurd_terms.skp", bytes(terms), [": byte 16", "more than"])
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
-// Every file under tests/bad-inputs/ through the real program (ssdeep/ through simkit dedup,
-// the rest through simkit neighbors): exit 2, exactly one error line naming the file and
+// Every file under tests/bad-inputs/ through the real program (see command_for): exit 2, exactly one error line naming the file and
 // what is wrong, and no output file.
 #include <gtest/gtest.h>
 
@@ -38,21 +37,34 @@ std::vector<BadFile> corpus() {
   return files;
 }
 
-// ssdeep hash lists go to simkit dedup, every other format to simkit neighbors as a model.
+// ssdeep hash lists go to simkit dedup; posting-list files to simkit postings (an index
+// with the folder's good queries, queries against the folder's good index, documents to
+// build); every other format to simkit neighbors as a model.
 std::vector<std::string> command_for(const BadFile& f, const fs::path& out) {
   std::vector<std::string> args;
-  if (f.path.parent_path().filename() == "ssdeep") {
+  const std::string folder = f.path.parent_path().filename().string();
+  const std::string dir = f.path.parent_path().string();
+  if (folder == "exp-index" || folder == "skp") {
+    args = {"postings", "query", folder == "skp" ? "--index" : "--exp-index", f.path.string(),
+            "--queries", dir + "/_queries.txt", "--device", "cpu", "-o", out.string()};
+  } else if (folder == "exp-query") {
+    args = {"postings", "query", "--exp-index", dir + "/_index.bin", "--queries", f.path.string(),
+            "--device", "cpu", "-o", out.string()};
+  } else if (folder == "postings-docs") {
+    args = {"postings", "build", f.path.string(), "-o", out.string()};
+  } else if (folder == "ssdeep") {
     args = {"dedup", f.path.string(), "--device", "cpu", "-o", out.string()};
-    args.insert(args.end(), f.args.begin(), f.args.end());
   } else {
     args = {"neighbors", "--model", f.path.string(), "--device", "cpu", "-o", out.string()};
     args.insert(args.end(), f.args.begin(), f.args.end());
     args.push_back("alpha");
+    return args;
   }
+  args.insert(args.end(), f.args.begin(), f.args.end());
   return args;
 }
 
-TEST(BadInputs, CorpusIsThere) { EXPECT_GE(corpus().size(), 49u); }
+TEST(BadInputs, CorpusIsThere) { EXPECT_GE(corpus().size(), 69u); }
 
 TEST(BadInputs, EachIsRefusedWithOneLine) {
   for (const BadFile& f : corpus()) {

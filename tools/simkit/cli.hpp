@@ -48,5 +48,6 @@ Runner add_neighbors_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);
 Runner add_hash_command(CLI::App& app);
 Runner add_dedup_command(CLI::App& app);
+Runner add_postings_command(CLI::App& app);
 
 }  // namespace simkit::cli

@@ -1,0 +1,149 @@
+// Posting-list intersection: an inverted index of sorted document-id lists and batched
+// conjunctive (AND) queries over it, on the CPU (several algorithms) and on CUDA.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simkit {
+class Progress;
+}
+
+namespace simkit::postings {
+
+using DocId = std::uint32_t;
+
+// Term t's list is ids[offsets[t] .. offsets[t + 1]), strictly increasing.
+struct Index {
+  std::vector<DocId> ids;
+  std::vector<std::uint64_t> offsets{0};  // terms() + 1 entries
+  std::vector<std::string> vocabulary;     // the word of each term; empty for an ExpIndex
+  std::uint64_t documents = 0;             // every id is below this
+
+  std::size_t terms() const noexcept { return offsets.size() - 1; }
+  std::span<const DocId> list(std::size_t term) const noexcept {
+    return {ids.data() + offsets[term], static_cast<std::size_t>(offsets[term + 1] - offsets[term])};
+  }
+  // The term of `word`, or -1 when the vocabulary lacks it (binary search: sorted words).
+  std::int64_t find(std::string_view word) const noexcept;
+};
+
+// The seed's ExpIndex: little-endian uint32 [length][ids...] repeated, list i = term i.
+// Throws InputError (with the byte offset) for a truncated list, or ids not strictly
+// increasing (unsorted or duplicate).
+Index read_exp_index(const std::string& path);
+Index parse_exp_index(std::string_view bytes, const std::string& name);
+
+// simkit's own index file (.skp; docs/formats.md): magic, version, sizes, the lists,
+// the vocabulary, an XXH3 checksum. Read refuses truncated, foreign or damaged files.
+Index read_index(const std::string& path);
+Index parse_index(std::string_view bytes, const std::string& name);
+void write_index(const Index& index, const std::string& path);
+
+// Reads either kind, told apart by the magic (an ExpIndex has none).
+Index read_any_index(const std::string& path);
+
+// An index from a text collection: one document per line (document ids 0, 1, ... in the
+// order read, empty lines included so that ids stay line numbers - 1), or one document
+// per file. Words as tokenize() splits them (simkit/tokenize.hpp), lower-cased unless
+// `keep_case`. The vocabulary is sorted, so term ids follow byte order.
+struct BuildOptions {
+  bool document_per_file = false;
+  bool keep_case = false;
+  std::size_t min_count = 1;  // terms in fewer documents than this are left out
+};
+Index build_index(const std::vector<std::string>& files, const BuildOptions& options,
+                  Progress* progress = nullptr);
+
+// A batch of queries: query q's terms are terms[offsets[q] .. offsets[q + 1]), at least one.
+struct Queries {
+  std::vector<std::uint32_t> terms;
+  std::vector<std::uint64_t> offsets{0};
+  std::size_t size() const noexcept { return offsets.size() - 1; }
+  std::span<const std::uint32_t> query(std::size_t q) const noexcept {
+    return {terms.data() + offsets[q], static_cast<std::size_t>(offsets[q + 1] - offsets[q])};
+  }
+};
+
+// The seed's ExpQuery text: one query per line, term ids separated by blanks. With
+// `words`, the line's words instead (looked up in the vocabulary, lower-cased unless
+// `keep_case`); a word the index lacks has an empty list. A term id out of range, a
+// blank line or a malformed number: InputError with line and column.
+Queries parse_queries(std::string_view text, const std::string& name, const Index& index, bool words,
+                      bool keep_case = false);
+Queries read_queries(const std::string& path, const Index& index, bool words, bool keep_case = false);
+
+// The CPU algorithms (docs/postings.md):
+//   svs        lists shortest first, the running result binary-searched in each next list
+//   adaptive   element by element: the largest candidate so far is sought in every list
+//   hash       the seed's buckets: each list cut by the high bits of its ids
+//   galloping  svs with exponential (galloping) search
+//   simd       pairwise AVX2 block intersection (plain merge without AVX2)
+//   bitmap     Roaring bitmaps (CRoaring) ANDed
+//   automatic  picked per query from the list lengths
+enum class Algorithm { svs, adaptive, hash, galloping, simd, bitmap, automatic };
+const char* algorithm_name(Algorithm algorithm) noexcept;
+// Throws UsageError naming the choices for an unknown name.
+Algorithm parse_algorithm(std::string_view name);
+
+// Query q's answer is ids[offsets[q] .. offsets[q + 1]), ascending; with `count_only`
+// ids stays empty and counts holds the sizes.
+struct Results {
+  std::vector<DocId> ids;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint64_t> counts;
+  std::span<const DocId> answer(std::size_t q) const noexcept {
+    return {ids.data() + offsets[q], static_cast<std::size_t>(offsets[q + 1] - offsets[q])};
+  }
+};
+
+// Every query of the batch on all cores (queries in parallel).
+Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm,
+                      bool count_only = false, Progress* progress = nullptr);
+
+// One query's lists intersected by `algorithm`, appended to `out` (for tests and benches).
+void intersect_lists(std::span<const std::span<const DocId>> lists, Algorithm algorithm,
+                     std::vector<DocId>& out);
+
+// The GPU kernels: one thread a candidate (an id of the query's shortest list), binary
+// search in the other lists; `sliced` first narrows each other list to the range of the
+// block's 256 candidates (the seed's "precise search"); `flat` searches whole lists.
+enum class GpuKernel { sliced, flat };
+struct GpuOptions {
+  int device = 0;
+  GpuKernel kernel = GpuKernel::sliced;
+  bool managed_memory = false;     // the resident index in unified memory, not copied explicitly
+  std::size_t memory_budget = 0;   // bytes of GPU memory to use; 0 = most of what is free
+};
+
+// An index made resident on a GPU once (when it fits half the budget; otherwise each
+// batch copies the lists it names), then queried batch after batch: a batch's
+// candidates are tested in one launch, results compacted on the device (prefix sum) and
+// copied back once; a batch whose lists or candidates exceed the budget runs in parts.
+// `index` must outlive the GpuIndex. A CPU-only build throws Failure.
+class GpuIndex {
+ public:
+  GpuIndex(const Index& index, const GpuOptions& options);
+  ~GpuIndex();
+  GpuIndex(const GpuIndex&) = delete;
+  GpuIndex& operator=(const GpuIndex&) = delete;
+
+  bool resident() const noexcept;
+  // `device_ms`, when given, receives the time of the batch on the device (CUDA events:
+  // table uploads, kernels, compaction and the copy back).
+  Results intersect(const Queries& queries, bool count_only = false, double* device_ms = nullptr);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One batch on a fresh GpuIndex.
+Results intersect_gpu(const Index& index, const Queries& queries, const GpuOptions& options,
+                      bool count_only = false, double* device_ms = nullptr);
+
+}  // namespace simkit::postings

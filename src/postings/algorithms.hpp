@@ -1,0 +1,46 @@
+// Internal: the CPU intersection algorithms over plain sorted lists (docs/postings.md).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "simkit/postings.hpp"
+
+struct roaring_bitmap_s;
+
+namespace simkit::postings::detail {
+
+using List = std::span<const DocId>;
+
+// The seed's hash buckets for one list: ids grouped by their high bits, so an id is
+// looked up in its bucket only. Buckets are sized to the list (at least 512, the seed's).
+struct BucketDirectory {
+  int shift = 0;                      // bucket of id x: x >> shift
+  std::vector<std::uint32_t> starts;  // bucket b is [starts[b], starts[b + 1])
+};
+BucketDirectory make_directory(List list);
+
+// A list as a Roaring bitmap (CRoaring), freed by the deleter.
+struct BitmapDeleter {
+  void operator()(roaring_bitmap_s* bitmap) const noexcept;
+};
+using Bitmap = std::unique_ptr<roaring_bitmap_s, BitmapDeleter>;
+Bitmap make_bitmap(List list);
+
+// What the hash and bitmap algorithms build once per list (nullptr where not built).
+struct ListAux {
+  const BucketDirectory* directory = nullptr;
+  const roaring_bitmap_s* bitmap = nullptr;
+};
+
+// Replaces `out` with the intersection of `lists` (ordered shortest first, each strictly
+// increasing, at least one). `aux` has one entry a list, or is empty: what the hash and
+// bitmap algorithms need is then built on the spot. `scratch` is reused between calls.
+void intersect(std::span<const List> lists, std::span<const ListAux> aux, Algorithm algorithm,
+               std::vector<DocId>& out, std::vector<DocId>& scratch);
+
+// Whether the simd algorithm runs AVX2 on this CPU (else a plain merge).
+bool have_avx2() noexcept;
+
+}  // namespace simkit::postings::detail

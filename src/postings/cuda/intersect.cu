@@ -1,0 +1,319 @@
+// Batched posting-list intersection on the GPU (docs/postings.md).
+//
+// Every query's candidates are the ids of its shortest list, cut into slices of 256:
+// one block a slice, one thread a candidate, which is binary-searched in the query's
+// other lists. With narrowing (the seed's "precise search"), the block first finds
+// where its first and last candidates fall in each other list, so the threads search
+// only that range. Found candidates are compacted by cub::DeviceSelect (a prefix sum):
+// the survivors stay in candidate order, which is query order and ascending ids.
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "postings/algorithms.hpp"
+#include "postings/lists.hpp"
+#include "simkit/device.hpp"
+#include "simkit/error.hpp"
+#include "simkit/postings.hpp"
+
+namespace simkit::postings {
+
+namespace {
+
+constexpr std::uint32_t kSlice = 256;   // candidates a block
+constexpr std::uint32_t kNarrowed = 32; // other lists a block narrows (the rest: whole lists)
+
+struct Slice {
+  std::uint32_t query;  // index into the part's queries
+  std::uint32_t start;  // first candidate's position in the query's shortest list
+};
+
+// The part's tables, laid out back to back in one upload.
+struct Tables {
+  const std::uint64_t* list_start;  // per part list: where its ids begin in `ids`
+  const std::uint32_t* list_length;
+  const std::uint32_t* query_lists;  // part lists of each query, shortest first
+  const std::uint32_t* query_first;  // query q's lists: query_lists[query_first[q] ..]
+  const std::uint64_t* candidate_first;  // query q's candidates start here
+  const Slice* slices;
+};
+
+__device__ __forceinline__ std::uint32_t lower_bound(const DocId* list, std::uint32_t lo, std::uint32_t hi, DocId x) {
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (list[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+template <bool Narrow>
+__global__ void __launch_bounds__(kSlice) test_candidates(const DocId* __restrict__ ids, Tables t,
+                                                          DocId* __restrict__ values, unsigned char* __restrict__ flags,
+                                                          std::uint32_t* __restrict__ slice_found) {
+  __shared__ std::uint32_t lo[kNarrowed], hi[kNarrowed];
+  const Slice s = t.slices[blockIdx.x];
+  const std::uint32_t first = t.query_first[s.query];
+  const std::uint32_t others = t.query_first[s.query + 1] - first - 1;
+  const std::uint32_t l0 = t.query_lists[first];
+  const DocId* shortest = ids + t.list_start[l0] + s.start;
+  const std::uint32_t n = min(kSlice, t.list_length[l0] - s.start);
+  if (Narrow) {
+    for (std::uint32_t j = threadIdx.x; j < others && j < kNarrowed; j += blockDim.x) {
+      const std::uint32_t l = t.query_lists[first + 1 + j];
+      const DocId* list = ids + t.list_start[l];
+      const DocId last = shortest[n - 1];
+      lo[j] = lower_bound(list, 0, t.list_length[l], shortest[0]);
+      hi[j] = last == ~DocId{0} ? t.list_length[l] : lower_bound(list, lo[j], t.list_length[l], last + 1);
+    }
+    __syncthreads();
+  }
+  bool found = false;
+  if (threadIdx.x < n) {
+    const DocId x = shortest[threadIdx.x];
+    found = true;
+    for (std::uint32_t j = 0; j < others && found; ++j) {
+      const std::uint32_t l = t.query_lists[first + 1 + j];
+      const DocId* list = ids + t.list_start[l];
+      std::uint32_t a = 0, b = t.list_length[l];
+      if (Narrow && j < kNarrowed) a = lo[j], b = hi[j];
+      const std::uint32_t p = lower_bound(list, a, b, x);
+      found = p < b && list[p] == x;
+    }
+    const std::uint64_t c = t.candidate_first[s.query] + s.start + threadIdx.x;
+    values[c] = x;
+    flags[c] = found ? 1 : 0;
+  }
+  const int count = __syncthreads_count(found);
+  if (threadIdx.x == 0) slice_found[blockIdx.x] = static_cast<std::uint32_t>(count);
+}
+
+// Device memory that is either plain (explicit copies) or managed (unified memory).
+struct ResidentIds {
+  DocId* ptr = nullptr;
+  bool managed = false;
+  ResidentIds() = default;
+  ResidentIds(const ResidentIds&) = delete;
+  ResidentIds& operator=(const ResidentIds&) = delete;
+  ~ResidentIds() {
+    if (ptr != nullptr) cudaFree(ptr);
+  }
+};
+
+template <typename T>
+std::size_t bytes_of(std::size_t n) {
+  return (n * sizeof(T) + 255) / 256 * 256;
+}
+
+}  // namespace
+
+struct GpuIndex::Impl {
+  const Index& index;
+  GpuOptions options;
+  std::size_t budget = 0;
+  ResidentIds resident;  // the whole index, when it fits half the budget
+  cuda::Stream stream;
+  Impl(const Index& i, const GpuOptions& o) : index(i), options(o) {}
+  void run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only, Results& results,
+                double& ms);
+};
+
+GpuIndex::GpuIndex(const Index& index, const GpuOptions& options) {
+  const cuda::DeviceGuard guard(options.device);
+  impl_ = std::make_unique<Impl>(index, options);
+  const GpuMemory memory = gpu_memory(options.device);
+  impl_->budget = options.memory_budget != 0 ? options.memory_budget : memory.free / 10 * 8;
+  const std::size_t bytes = index.ids.size() * sizeof(DocId);
+  if (bytes > 0 && bytes <= impl_->budget / 2) {
+    ResidentIds& r = impl_->resident;
+    r.managed = options.managed_memory;
+    if (r.managed) {
+      SIMKIT_CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&r.ptr), bytes));
+      std::memcpy(r.ptr, index.ids.data(), bytes);  // pages move to the GPU on first touch
+    } else {
+      r.ptr = static_cast<DocId*>(cuda::device_alloc(bytes));
+      SIMKIT_CUDA_CHECK(cudaMemcpy(r.ptr, index.ids.data(), bytes, cudaMemcpyHostToDevice));
+    }
+  }
+}
+
+GpuIndex::~GpuIndex() = default;
+
+bool GpuIndex::resident() const noexcept { return impl_->resident.ptr != nullptr; }
+
+void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only,
+                              Results& results, double& ms) {
+  // Host tables: the part's lists, each query's lists shortest first, the slices.
+  std::unordered_map<std::uint32_t, std::uint32_t> part_list;
+  std::vector<std::uint32_t> terms_of_list, query_lists, query_first{0}, part_query;
+  std::vector<std::uint64_t> list_start, candidate_first{0};
+  std::vector<std::uint32_t> list_length;
+  std::vector<Slice> slices;
+  std::vector<std::uint32_t> ordered;
+  std::uint64_t gathered = 0;
+  for (std::size_t q = q_begin; q < q_end; ++q) {
+    terms_by_length(index, queries.query(q), ordered);
+    if (list_of(index, ordered[0]).empty()) continue;  // answer empty: nothing to test
+    const auto pq = static_cast<std::uint32_t>(part_query.size());
+    part_query.push_back(static_cast<std::uint32_t>(q));
+    for (const std::uint32_t term : ordered) {
+      const auto [it, fresh] = part_list.emplace(term, static_cast<std::uint32_t>(terms_of_list.size()));
+      if (fresh) {
+        terms_of_list.push_back(term);
+        const std::size_t length = index.list(term).size();
+        list_length.push_back(static_cast<std::uint32_t>(length));
+        list_start.push_back(resident.ptr != nullptr ? index.offsets[term] : gathered);
+        gathered += length;
+      }
+      query_lists.push_back(it->second);
+    }
+    query_first.push_back(static_cast<std::uint32_t>(query_lists.size()));
+    const auto shortest = static_cast<std::uint32_t>(index.list(ordered[0]).size());
+    for (std::uint32_t start = 0; start < shortest; start += kSlice) slices.push_back({pq, start});
+    candidate_first.push_back(candidate_first.back() + shortest);
+  }
+  const std::uint64_t candidates = candidate_first.back();
+  if (candidates == 0) return;
+
+  // One upload for every table.
+  const std::size_t o_start = 0, o_length = o_start + bytes_of<std::uint64_t>(list_start.size()),
+                    o_qlists = o_length + bytes_of<std::uint32_t>(list_length.size()),
+                    o_qfirst = o_qlists + bytes_of<std::uint32_t>(query_lists.size()),
+                    o_cfirst = o_qfirst + bytes_of<std::uint32_t>(query_first.size()),
+                    o_slices = o_cfirst + bytes_of<std::uint64_t>(candidate_first.size()),
+                    table_bytes = o_slices + bytes_of<Slice>(slices.size());
+  cuda::PinnedBuffer<char> host(table_bytes);
+  const auto put = [&](std::size_t at, const auto& v) {
+    std::memcpy(host.get() + at, v.data(), v.size() * sizeof(v[0]));
+  };
+  put(o_start, list_start);
+  put(o_length, list_length);
+  put(o_qlists, query_lists);
+  put(o_qfirst, query_first);
+  put(o_cfirst, candidate_first);
+  put(o_slices, slices);
+  cuda::DeviceBuffer<char> d_tables(table_bytes);
+  const Tables tables{reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_start),
+                      reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_length),
+                      reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_qlists),
+                      reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_qfirst),
+                      reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_cfirst),
+                      reinterpret_cast<const Slice*>(d_tables.get() + o_slices)};
+  cuda::DeviceBuffer<DocId> d_values(candidates), d_out(count_only ? 0 : candidates);
+  cuda::DeviceBuffer<unsigned char> d_flags(candidates);
+  cuda::DeviceBuffer<std::uint32_t> d_slice_found(slices.size());
+  cuda::DeviceBuffer<int> d_selected(1);
+  std::size_t temp_bytes = 0;
+  if (!count_only)
+    SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, d_values.get(), d_flags.get(), d_out.get(),
+                                                 d_selected.get(), static_cast<int>(candidates), stream.get()));
+  cuda::DeviceBuffer<char> d_temp(temp_bytes);
+
+  // Lists not resident: the part's lists gathered and copied once.
+  cuda::DeviceBuffer<DocId> d_gathered;
+  cuda::PinnedBuffer<DocId> host_lists;
+  if (resident.ptr == nullptr) {
+    host_lists = cuda::PinnedBuffer<DocId>(gathered);
+    for (std::size_t l = 0; l < terms_of_list.size(); ++l) {
+      const auto list = index.list(terms_of_list[l]);
+      std::copy(list.begin(), list.end(), host_lists.get() + list_start[l]);
+    }
+    d_gathered = cuda::DeviceBuffer<DocId>(gathered);
+  }
+  const DocId* ids = resident.ptr != nullptr ? resident.ptr : d_gathered.get();
+
+  cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+  start.record(stream.get());
+  if (resident.ptr == nullptr)
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_gathered.get(), host_lists.get(), gathered * sizeof(DocId),
+                                      cudaMemcpyHostToDevice, stream.get()));
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_tables.get(), host.get(), table_bytes, cudaMemcpyHostToDevice, stream.get()));
+  const auto grid = static_cast<unsigned>(slices.size());
+  if (options.kernel == GpuKernel::sliced)
+    test_candidates<true><<<grid, kSlice, 0, stream.get()>>>(ids, tables, d_values.get(), d_flags.get(), d_slice_found.get());
+  else
+    test_candidates<false><<<grid, kSlice, 0, stream.get()>>>(ids, tables, d_values.get(), d_flags.get(), d_slice_found.get());
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  if (!count_only)
+    SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(d_temp.get(), temp_bytes, d_values.get(), d_flags.get(), d_out.get(),
+                                                 d_selected.get(), static_cast<int>(candidates), stream.get()));
+  std::vector<std::uint32_t> slice_found(slices.size());
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(slice_found.data(), d_slice_found.get(), slices.size() * sizeof(std::uint32_t),
+                                    cudaMemcpyDeviceToHost, stream.get()));
+  stream.sync();
+  std::uint64_t found = 0;
+  for (std::size_t s = 0; s < slices.size(); ++s) {
+    results.counts[part_query[slices[s].query]] += slice_found[s];
+    found += slice_found[s];
+  }
+  if (!count_only) {
+    // The part's answers, in query order, after what earlier parts found.
+    const std::size_t old = results.ids.size();
+    results.ids.resize(old + found);
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(results.ids.data() + old, d_out.get(), found * sizeof(DocId),
+                                      cudaMemcpyDeviceToHost, stream.get()));
+  }
+  stop.record(stream.get());
+  stream.sync();
+  ms += cuda::elapsed_ms(start, stop);
+}
+
+Results GpuIndex::intersect(const Queries& queries, bool count_only, double* device_ms) {
+  const cuda::DeviceGuard guard(impl_->options.device);
+  Results results;
+  results.counts.assign(queries.size(), 0);
+  double ms = 0;
+  // Parts: queries in order while their lists (when not resident) and candidates (id,
+  // flag, output: 9 bytes each) fit the budget's other half.
+  const std::size_t room = impl_->budget / 2;
+  const std::uint64_t candidate_cap = std::uint64_t{1} << 30;  // cub's int item count
+  std::vector<std::uint32_t> ordered;
+  std::size_t begin = 0;
+  std::uint64_t bytes = 0, candidates = 0;
+  for (std::size_t q = 0; q <= queries.size(); ++q) {
+    std::uint64_t need_bytes = 0, need_candidates = 0;
+    if (q < queries.size()) {
+      terms_by_length(impl_->index, queries.query(q), ordered);
+      need_candidates = list_of(impl_->index, ordered[0]).size();
+      need_bytes = need_candidates * 9;
+      if (impl_->resident.ptr == nullptr)
+        for (const std::uint32_t t : ordered) need_bytes += list_of(impl_->index, t).size() * sizeof(DocId);
+    }
+    const bool full = q == queries.size() || bytes + need_bytes > room || candidates + need_candidates > candidate_cap;
+    if (full && q > begin) {
+      impl_->run_part(queries, begin, q, count_only, results, ms);
+      begin = q;
+      bytes = candidates = 0;
+    }
+    if (q == queries.size()) break;
+    if (need_bytes > room || need_candidates > candidate_cap) {
+      // One query too large for the GPU alone: answered on the CPU.
+      Queries one;
+      one.terms.assign(queries.query(q).begin(), queries.query(q).end());
+      one.offsets.push_back(one.terms.size());
+      Results alone = intersect_cpu(impl_->index, one, Algorithm::automatic, count_only);
+      results.counts[q] = alone.counts[0];
+      results.ids.insert(results.ids.end(), alone.ids.begin(), alone.ids.end());
+      begin = q + 1;
+      continue;
+    }
+    bytes += need_bytes;
+    candidates += need_candidates;
+  }
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    results.offsets.push_back(results.offsets.back() + (count_only ? 0 : results.counts[q]));
+  if (device_ms != nullptr) *device_ms = ms;
+  return results;
+}
+
+Results intersect_gpu(const Index& index, const Queries& queries, const GpuOptions& options, bool count_only,
+                      double* device_ms) {
+  GpuIndex gpu(index, options);
+  return gpu.intersect(queries, count_only, device_ms);
+}
+
+}  // namespace simkit::postings

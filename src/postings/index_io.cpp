@@ -1,0 +1,216 @@
+// Reading and writing posting-list indexes: the seed's ExpIndex and simkit's .skp.
+//
+// .skp, version 1 (all integers little-endian, sections on 64-byte boundaries):
+//   header (64 bytes): "SIMKITPL", u32 version, u32 header bytes, u64 terms, u64 ids,
+//                      u64 documents, u64 vocabulary words (0 or terms), u64 word bytes,
+//                      u64 file size
+//   offsets       (terms + 1) uint64 into ids
+//   ids           uint32, each list strictly increasing, every id < documents
+//   word offsets  (words + 1) uint64 into the word bytes (absent when words = 0)
+//   words         the words back to back, UTF-8, in strictly increasing byte order
+//   checksum      uint64 XXH3-64 of every byte before it (at an 8-byte boundary)
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/binary_io.hpp"
+#include "core/utf8.hpp"
+#include "simkit/error.hpp"
+#include "simkit/io.hpp"
+#include "simkit/postings.hpp"
+
+namespace simkit::postings {
+
+namespace {
+
+using detail::align64;
+using detail::load;
+
+constexpr char kMagic[8] = {'S', 'I', 'M', 'K', 'I', 'T', 'P', 'L'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kHeaderBytes = 64;
+
+struct Layout {
+  std::uint64_t offsets, ids, word_offsets, words, checksum, file_size;
+};
+
+Layout layout(std::uint64_t terms, std::uint64_t ids, std::uint64_t words, std::uint64_t word_bytes) {
+  Layout l{};
+  l.offsets = kHeaderBytes;
+  l.ids = align64(l.offsets + (terms + 1) * 8);
+  l.word_offsets = align64(l.ids + ids * 4);
+  l.words = align64(l.word_offsets + (words == 0 ? 0 : (words + 1) * 8));
+  l.checksum = (l.words + word_bytes + 7) / 8 * 8;
+  l.file_size = l.checksum + 8;
+  return l;
+}
+
+// Refuses a list that is not strictly increasing or holds an id >= documents.
+void check_list(std::span<const DocId> list, std::uint64_t documents, const std::string& name,
+                std::uint64_t first_byte, std::size_t term) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i > 0 && list[i] <= list[i - 1])
+      throw InputError(Location::at_offset(name, first_byte + 4 * i),
+                       fmt::format("list {} (term {}): id {} after {}: {}", term, term, list[i], list[i - 1],
+                                   list[i] == list[i - 1] ? "duplicate id" : "ids not in increasing order"));
+    if (list[i] >= documents)
+      throw InputError(Location::at_offset(name, first_byte + 4 * i),
+                       fmt::format("list {}: id {} is not below the {} documents the header names", term,
+                                   list[i], documents));
+  }
+}
+
+}  // namespace
+
+std::int64_t Index::find(std::string_view word) const noexcept {
+  const auto it = std::lower_bound(vocabulary.begin(), vocabulary.end(), word,
+                                   [](const std::string& a, std::string_view b) { return a < b; });
+  return it != vocabulary.end() && *it == word ? it - vocabulary.begin() : -1;
+}
+
+Index parse_exp_index(std::string_view bytes, const std::string& name) {
+  Index index;
+  index.ids.reserve(bytes.size() / 4);
+  std::uint64_t at = 0;
+  DocId largest = 0;
+  bool any = false;
+  while (at < bytes.size()) {
+    if (bytes.size() - at < 4)
+      throw InputError(Location::at_offset(name, at),
+                       fmt::format("truncated: {} stray bytes where list {}'s length (4 bytes) was expected",
+                                   bytes.size() - at, index.terms()));
+    const auto length = load<std::uint32_t>(bytes.data() + at);
+    at += 4;
+    if (length > (bytes.size() - at) / 4)
+      throw InputError(Location::at_offset(name, at - 4),
+                       fmt::format("truncated: list {} says {} ids, the file holds only {} more bytes",
+                                   index.terms(), length, bytes.size() - at));
+    const std::size_t first = index.ids.size();
+    index.ids.resize(first + length);
+    std::memcpy(index.ids.data() + first, bytes.data() + at, std::size_t{length} * 4);
+    const std::span<const DocId> list(index.ids.data() + first, length);
+    check_list(list, ~std::uint64_t{0}, name, at, index.terms());
+    if (length > 0) largest = std::max(largest, list.back()), any = true;
+    at += std::uint64_t{length} * 4;
+    index.offsets.push_back(index.ids.size());
+  }
+  index.documents = any ? std::uint64_t{largest} + 1 : 0;
+  return index;
+}
+
+Index parse_index(std::string_view bytes, const std::string& name) {
+  const char* base = bytes.data();
+  const std::uint64_t size = bytes.size();
+  if (size < kHeaderBytes + 8) throw InputError(Location::at_offset(name, size), "truncated: shorter than an .skp header");
+  if (std::memcmp(base, kMagic, 8) != 0) throw InputError(Location::at_offset(name, 0), "not an .skp index (wrong magic)");
+  if (const auto version = load<std::uint32_t>(base + 8); version != kVersion)
+    throw InputError(Location::at_offset(name, 8),
+                     fmt::format(".skp version {} is not supported (this simkit reads version {})", version, kVersion));
+  if (load<std::uint32_t>(base + 12) != kHeaderBytes)
+    throw InputError(Location::at_offset(name, 12), "corrupt header: wrong header size");
+  if (const auto stated = load<std::uint64_t>(base + 56); stated > size)
+    throw InputError(Location::at_offset(name, size),
+                     fmt::format("truncated: the header says {} bytes, the file has {}", stated, size));
+  const auto terms = load<std::uint64_t>(base + 16);
+  const auto ids = load<std::uint64_t>(base + 24);
+  const auto documents = load<std::uint64_t>(base + 32);
+  const auto words = load<std::uint64_t>(base + 40);
+  const auto word_bytes = load<std::uint64_t>(base + 48);
+  if (terms >= size / 8 || ids > size / 4 || word_bytes > size || (words != 0 && words != terms) ||
+      documents > (std::uint64_t{1} << 32))
+    throw InputError(Location::at_offset(name, 16),
+                     fmt::format("header says {} terms, {} ids, {} documents, {} words of {} bytes: more than "
+                                 "the {}-byte file can hold, or inconsistent",
+                                 terms, ids, documents, words, word_bytes, size));
+  const Layout l = layout(terms, ids, words, word_bytes);
+  if (load<std::uint64_t>(base + 56) != l.file_size || size != l.file_size)
+    throw InputError(Location::at_offset(name, std::min(size, l.file_size)),
+                     fmt::format("{}: the sizes call for {} bytes, the file has {}",
+                                 size < l.file_size ? "truncated" : "corrupt or trailing bytes", l.file_size, size));
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  // (Fuzzers cannot forge checksums; they skip this to reach the checks below.)
+  if (XXH3_64bits(base, l.checksum) != load<std::uint64_t>(base + l.checksum))
+    throw InputError(Location::at_offset(name, l.checksum),
+                     "checksum mismatch: the file is damaged or was changed after it was written");
+#endif
+  Index index;
+  index.documents = documents;
+  index.offsets.resize(terms + 1);
+  std::memcpy(index.offsets.data(), base + l.offsets, (terms + 1) * 8);
+  index.ids.resize(ids);
+  std::memcpy(index.ids.data(), base + l.ids, ids * 4);
+  if (index.offsets[0] != 0 || index.offsets[terms] != ids)
+    throw InputError(Location::at_offset(name, l.offsets), "corrupt list offsets");
+  for (std::uint64_t t = 0; t < terms; ++t) {
+    if (index.offsets[t + 1] < index.offsets[t] || index.offsets[t + 1] > ids)
+      throw InputError(Location::at_offset(name, l.offsets + 8 * (t + 1)), "corrupt list offsets (not increasing)");
+    check_list(index.list(t), documents, name, l.ids + 4 * index.offsets[t], t);
+  }
+  if (words > 0) {
+    std::vector<std::uint64_t> word_offsets(words + 1);
+    std::memcpy(word_offsets.data(), base + l.word_offsets, (words + 1) * 8);
+    if (word_offsets[0] != 0 || word_offsets[words] != word_bytes)
+      throw InputError(Location::at_offset(name, l.word_offsets), "corrupt word offsets");
+    index.vocabulary.reserve(words);
+    for (std::uint64_t w = 0; w < words; ++w) {
+      const Location where = Location::at_offset(name, l.word_offsets + 8 * (w + 1));
+      if (word_offsets[w + 1] <= word_offsets[w] || word_offsets[w + 1] > word_bytes)
+        throw InputError(where, "corrupt word offsets (empty word or not increasing)");
+      const std::string_view word(base + l.words + word_offsets[w], word_offsets[w + 1] - word_offsets[w]);
+      if (first_invalid_utf8(word) != std::string_view::npos)
+        throw InputError(Location::at_offset(name, l.words + word_offsets[w]), "word is not valid UTF-8");
+      if (w > 0 && !(index.vocabulary.back() < word))
+        throw InputError(Location::at_offset(name, l.words + word_offsets[w]),
+                         "vocabulary out of order or a duplicate word");
+      index.vocabulary.emplace_back(word);
+    }
+  }
+  return index;
+}
+
+void write_index(const Index& index, const std::string& path) {
+  const std::uint64_t terms = index.terms(), ids = index.ids.size();
+  const std::uint64_t words = index.vocabulary.size();
+  if (words != 0 && words != terms) throw Failure("write_index: the vocabulary must name every term");
+  std::vector<std::uint64_t> word_offsets{0};
+  for (const std::string& w : index.vocabulary) word_offsets.push_back(word_offsets.back() + w.size());
+  const Layout l = layout(terms, ids, words, word_offsets.back());
+  char header[kHeaderBytes] = {};
+  std::memcpy(header, kMagic, 8);
+  const std::uint32_t fields32[] = {kVersion, kHeaderBytes};
+  std::memcpy(header + 8, fields32, sizeof fields32);
+  const std::uint64_t fields64[] = {terms, ids, index.documents, words, word_offsets.back(), l.file_size};
+  std::memcpy(header + 16, fields64, sizeof fields64);
+  OutputFile out(path);
+  detail::HashingWriter w(out);
+  w.write(header, sizeof header);
+  w.write(index.offsets.data(), (terms + 1) * 8);
+  w.pad_to(l.ids);
+  w.write(index.ids.data(), ids * 4);
+  w.pad_to(l.word_offsets);
+  if (words > 0) w.write(word_offsets.data(), (words + 1) * 8);
+  w.pad_to(l.words);
+  for (const std::string& word : index.vocabulary) w.write(word.data(), word.size());
+  w.pad_to(l.checksum);
+  w.finish();
+  out.commit();
+}
+
+Index read_exp_index(const std::string& path) {
+  const MappedFile file = MappedFile::open(path);
+  return parse_exp_index(file.text(), path);
+}
+
+Index read_index(const std::string& path) {
+  const MappedFile file = MappedFile::open(path);
+  return parse_index(file.text(), path);
+}
+
+Index read_any_index(const std::string& path) {
+  const MappedFile file = MappedFile::open(path);
+  if (file.size() >= 8 && std::memcmp(file.data(), kMagic, 8) == 0) return parse_index(file.text(), path);
+  return parse_exp_index(file.text(), path);
+}
+
+}  // namespace simkit::postings

@@ -1,0 +1,116 @@
+// A batch of queries on the CPU: queries in parallel, each by one algorithm.
+#include <array>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include "postings/algorithms.hpp"
+#include "postings/lists.hpp"
+#include "simkit/error.hpp"
+#include "simkit/progress.hpp"
+
+namespace simkit::postings {
+
+namespace {
+
+constexpr std::array<std::pair<Algorithm, const char*>, 7> kNames = {{{Algorithm::svs, "svs"},
+                                                                      {Algorithm::adaptive, "adaptive"},
+                                                                      {Algorithm::hash, "hash"},
+                                                                      {Algorithm::galloping, "galloping"},
+                                                                      {Algorithm::simd, "simd"},
+                                                                      {Algorithm::bitmap, "bitmap"},
+                                                                      {Algorithm::automatic, "auto"}}};
+
+// What the hash and bitmap algorithms build for each list the batch names, once.
+struct Prepared {
+  std::unordered_map<std::uint32_t, std::size_t> slot;  // term -> entry below
+  std::vector<detail::BucketDirectory> directories;
+  std::vector<detail::Bitmap> bitmaps;
+};
+
+Prepared prepare(const Index& index, const Queries& queries, Algorithm algorithm) {
+  Prepared p;
+  if (algorithm != Algorithm::hash && algorithm != Algorithm::bitmap) return p;
+  std::vector<std::uint32_t> terms;
+  for (const std::uint32_t t : queries.terms)
+    if (t != kNoTerm && p.slot.emplace(t, terms.size()).second) terms.push_back(t);
+  if (algorithm == Algorithm::hash) p.directories.resize(terms.size());
+  else p.bitmaps.resize(terms.size());
+  tbb::parallel_for(std::size_t{0}, terms.size(), [&](std::size_t i) {
+    if (algorithm == Algorithm::hash) p.directories[i] = detail::make_directory(index.list(terms[i]));
+    else p.bitmaps[i] = detail::make_bitmap(index.list(terms[i]));
+  });
+  return p;
+}
+
+struct Scratch {
+  std::vector<std::uint32_t> terms;
+  std::vector<detail::List> lists;
+  std::vector<detail::ListAux> aux;
+  std::vector<DocId> spare;
+};
+
+}  // namespace
+
+const char* algorithm_name(Algorithm algorithm) noexcept {
+  for (const auto& [a, name] : kNames)
+    if (a == algorithm) return name;
+  return "?";
+}
+
+Algorithm parse_algorithm(std::string_view name) {
+  for (const auto& [a, n] : kNames)
+    if (name == n) return a;
+  throw UsageError(fmt::format("unknown algorithm {} (expected svs, adaptive, hash, galloping, simd, bitmap or auto)",
+                               quote(name)));
+}
+
+void intersect_lists(std::span<const std::span<const DocId>> lists, Algorithm algorithm, std::vector<DocId>& out) {
+  std::vector<detail::List> ordered(lists.begin(), lists.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](auto a, auto b) { return a.size() < b.size(); });
+  std::vector<DocId> scratch;
+  detail::intersect(ordered, {}, algorithm, out, scratch);
+}
+
+Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm, bool count_only,
+                      Progress* progress) {
+  const Prepared prepared = prepare(index, queries, algorithm);
+  const std::size_t n = queries.size();
+  std::vector<std::vector<DocId>> answers(count_only ? 0 : n);
+  Results results;
+  results.counts.assign(n, 0);
+  tbb::enumerable_thread_specific<Scratch> scratch;
+  tbb::enumerable_thread_specific<std::vector<DocId>> counted;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4), [&](const tbb::blocked_range<std::size_t>& range) {
+    Scratch& s = scratch.local();
+    for (std::size_t q = range.begin(); q != range.end(); ++q) {
+      terms_by_length(index, queries.query(q), s.terms);
+      s.lists.clear();
+      s.aux.clear();
+      for (const std::uint32_t t : s.terms) {
+        s.lists.push_back(list_of(index, t));
+        detail::ListAux aux;
+        if (const auto it = prepared.slot.find(t); it != prepared.slot.end()) {
+          if (!prepared.directories.empty()) aux.directory = &prepared.directories[it->second];
+          if (!prepared.bitmaps.empty()) aux.bitmap = prepared.bitmaps[it->second].get();
+        }
+        s.aux.push_back(aux);
+      }
+      std::vector<DocId>& out = count_only ? counted.local() : answers[q];
+      if (s.lists[0].empty()) out.clear();  // a word the index lacks, or an empty list
+      else detail::intersect(s.lists, s.aux, algorithm, out, s.spare);
+      results.counts[q] = out.size();
+    }
+    if (progress) progress->advance(range.size());
+  });
+  for (std::size_t q = 0; q < n; ++q) results.offsets.push_back(results.offsets.back() + (count_only ? 0 : results.counts[q]));
+  if (!count_only) {
+    results.ids.reserve(results.offsets.back());
+    for (auto& a : answers) results.ids.insert(results.ids.end(), a.begin(), a.end());
+  }
+  return results;
+}
+
+}  // namespace simkit::postings

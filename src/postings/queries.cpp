@@ -1,0 +1,82 @@
+// Query batches: the seed's ExpQuery text (term ids a line) or words looked up in an
+// index's vocabulary.
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "core/utf8.hpp"
+#include "postings/lists.hpp"
+#include "simkit/error.hpp"
+#include "simkit/io.hpp"
+#include "simkit/tokenize.hpp"
+
+namespace simkit::postings {
+
+namespace {
+
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+void add_ids(std::string_view line, const Location& line_start, const Index& index, Queries& queries) {
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (blank(line[i])) { ++i; continue; }
+    std::size_t end = i;
+    while (end < line.size() && !blank(line[end])) ++end;
+    Location where = line_start;
+    where.column = i + 1;
+    std::uint64_t term = 0;
+    const auto [stop, error] = std::from_chars(line.data() + i, line.data() + end, term);
+    if (error != std::errc{} || stop != line.data() + end)
+      throw InputError(where, fmt::format("expected a term id (a non-negative integer), found {}",
+                                          quote(line.substr(i, end - i))));
+    if (term >= index.terms())
+      throw InputError(where, fmt::format("term id {} is out of range: the index has {} terms (0..{})", term,
+                                          index.terms(), index.terms() == 0 ? 0 : index.terms() - 1));
+    queries.terms.push_back(static_cast<std::uint32_t>(term));
+    i = end;
+  }
+}
+
+}  // namespace
+
+Queries parse_queries(std::string_view text, const std::string& name, const Index& index, bool words,
+                      bool keep_case) {
+  if (words && index.vocabulary.empty())
+    throw UsageError("queries of words need an index with a vocabulary (simkit postings build); an ExpIndex "
+                     "has term ids only");
+  Queries queries;
+  Tokenizer tokenizer(!keep_case);
+  std::vector<std::string> found;
+  std::uint64_t line_no = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    ++line_no;
+    const Location where = Location::at_line(name, line_no);
+    if (words) {
+      if (const std::size_t bad = first_invalid_utf8(line); bad != std::string_view::npos)
+        throw InputError(Location::at_line(name, line_no, bad + 1), "not valid UTF-8");
+      tokenizer.split(line, found);
+      for (const std::string& word : found) {
+        const std::int64_t term = index.find(word);
+        queries.terms.push_back(term < 0 ? kNoTerm : static_cast<std::uint32_t>(term));
+      }
+    } else {
+      add_ids(line, where, index, queries);
+    }
+    if (queries.terms.size() == queries.offsets.back())
+      throw InputError(where, words ? "expected a query (words), found a line without words"
+                                    : "expected a query (term ids separated by blanks), found an empty line");
+    queries.offsets.push_back(queries.terms.size());
+    at = end + 1;
+  }
+  return queries;
+}
+
+Queries read_queries(const std::string& path, const Index& index, bool words, bool keep_case) {
+  const MappedFile file = MappedFile::open(path);
+  return parse_queries(file.text(), path, index, words, keep_case);
+}
+
+}  // namespace simkit::postings

@@ -1,0 +1,65 @@
+// Posting lists on the GPU: each kernel, resident or copied per batch, explicit or managed
+// memory, in one part or many, equal to the reference (integers: exactly).
+#include <gtest/gtest.h>
+
+#include "postings_fixture.hpp"
+
+namespace simkit {
+namespace {
+
+void expect_same(const postings::Results& got, const postings::Results& want, const std::string& what) {
+  EXPECT_EQ(got.counts, want.counts) << what;
+  EXPECT_EQ(got.offsets, want.offsets) << what;
+  EXPECT_EQ(got.ids, want.ids) << what;
+}
+
+TEST(GpuPostings, EachKernelAndMemoryEqualsTheReference) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const postings::Index index = test::random_index(random, test::quick() ? 80 : 400, 3'000'000);
+  const postings::Queries queries = test::random_queries(random, index, test::quick() ? 150 : 1000);
+  const postings::Results want = test::reference_results(index, queries);
+  for (const auto kernel : {postings::GpuKernel::sliced, postings::GpuKernel::flat})
+    for (const bool managed : {false, true}) {
+      postings::GpuOptions options;
+      options.kernel = kernel;
+      options.managed_memory = managed;
+      postings::GpuIndex gpu(index, options);
+      EXPECT_TRUE(gpu.resident());
+      const std::string what = std::string(kernel == postings::GpuKernel::sliced ? "sliced" : "flat") +
+                               (managed ? ", managed" : ", explicit");
+      double ms = -1;
+      expect_same(gpu.intersect(queries, false, &ms), want, what);
+      EXPECT_GE(ms, 0.0);
+      const postings::Results counted = gpu.intersect(queries, true);
+      EXPECT_EQ(counted.counts, want.counts) << what << ", counts";
+      EXPECT_TRUE(counted.ids.empty());
+    }
+}
+
+// A budget too small to hold the index: every batch copies its lists, in many parts, and
+// a query whose lists alone exceed the budget is answered on the CPU.
+TEST(GpuPostings, SmallBudgetRunsInParts) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const postings::Index index = test::random_index(random, 120, 1'000'000);
+  const postings::Queries queries = test::random_queries(random, index, 300);
+  postings::GpuOptions options;
+  options.memory_budget = 400'000;  // 200 KB a part: a few lists at a time
+  postings::GpuIndex gpu(index, options);
+  EXPECT_FALSE(gpu.resident());
+  expect_same(gpu.intersect(queries), test::reference_results(index, queries), "parts");
+}
+
+TEST(GpuPostings, RealSampleEqualsTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  const postings::Index index = postings::build_index({test::sample_corpus().string()}, {});
+  const postings::Queries queries = postings::read_queries(test::sample_queries().string(), index, true);
+  const postings::Results cpu = postings::intersect_cpu(index, queries, postings::Algorithm::svs);
+  expect_same(postings::intersect_gpu(index, queries, {}), cpu, "sample");
+}
+
+}  // namespace
+}  // namespace simkit
