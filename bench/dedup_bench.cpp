@@ -34,30 +34,15 @@
 #include "simkit/device.hpp"
 #include "simkit/io.hpp"
 #include "random_edits.hpp"
+#include "timing.hpp"
 
 namespace {
 
 using namespace simkit;
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// Wall seconds of `reps` runs of `body` (after one warm-up when warm_up), median.
-double wall_median(int reps, bool warm_up, const std::function<void()>& body) {
-  if (warm_up) body();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const double start = now_s();
-    body();
-    t.push_back(now_s() - start);
-  }
-  return median(t);
-}
+using bench::median;
+using bench::now_s;
+using bench::wall_median;
 
 std::vector<ctph::Prepared> prepare_all(const std::vector<std::string>& signatures) {
   std::vector<ctph::Prepared> out(signatures.size());

@@ -113,6 +113,31 @@ def main(binary):
     put("hash_list", "header_only.txt", head)
     copy_bad("hash_list", "ssdeep")
     put("ctph", "zeros.bin", bytes(5000))
+    # Posting lists: small ExpIndex files, a built .skp, query files of ids and of words
+    # (the query target's first byte picks: even = term ids, odd = words).
+    def exp_index(lists):
+        return b"".join(struct.pack("<I", len(l)) + struct.pack("<%dI" % len(l), *l) for l in lists)
+    put("exp_index", "small.bin", exp_index([[1, 5, 9], [], [2, 5, 7, 9, 11], [5], list(range(0, 200, 3))]))
+    put("exp_index", "dense.bin", exp_index([list(range(40)), list(range(0, 40, 2)), list(range(1, 40, 3))]))
+    put("exp_index", "far.bin", exp_index([[0, 4294967295], [4294967295], [0]]))
+    put("exp_index", "empty.bin", b"")
+    copy_bad("exp_index", "exp-index")
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = os.path.join(tmp, "docs.txt")
+        with open(docs, "w") as f:
+            f.write("alpha beta\nbeta gamma café\nalpha gamma delta 日本\n\nbeta\n")
+        skp = os.path.join(tmp, "i.skp")
+        subprocess.run([binary, "postings", "build", docs, "-o", skp, "-q"], check=True)
+        with open(skp, "rb") as f:
+            put("skp", "small.skp", f.read())
+    copy_bad("skp", "skp")
+    put("postings_query", "ids.txt", b"\x00" + b"0 2\n1\t4\r\n3 3 3\n")
+    put("postings_query", "words.txt", "\x01alpha beta\nCafé, 日本\nunknown alpha\n")
+    for name in sorted(os.listdir(os.path.join(ROOT, "tests", "bad-inputs", "exp-query"))):
+        if name.startswith("_") or name.endswith(".expect"):
+            continue
+        with open(os.path.join(ROOT, "tests", "bad-inputs", "exp-query", name), "rb") as f:
+            put("postings_query", "bad_" + name, b"\x00" + f.read())
 
 
 if __name__ == "__main__":

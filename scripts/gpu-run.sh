@@ -3,21 +3,23 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [sweep]   (default: the first four)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [sweep]   (default: all but sweep)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
+# postings: simkit_bench_postings on the seed's data shape (synthetic) and on the whole Brown
+# Corpus (.gpu/postings.tar.xz, staged by gpu-stage.sh), every CPU algorithm against the GPU.
 # OUT receives summary.txt, logs.tar.gz (every log and XML report) and the benchmark JSON;
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
-# SAN_TESTS names the test programs compute-sanitizer runs (default: all three).
+# SAN_TESTS names the test programs compute-sanitizer runs (default: all four).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
 # out or a benchmark fails; 0 otherwise.
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
-parts=${*:-tests sanitize bench dedup}
+parts=${*:-tests sanitize bench dedup postings}
 step_timeout=${STEP_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-240}
 mkdir -p "$final/logs"
@@ -67,7 +69,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
     start=$(date +%s)
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests}; do
+    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests}; do
       t="$stage/bin/$name"
       timeout "$san_timeout" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$t" --gtest_filter="$filter" --gtest_brief=1 >> "$log" 2>&1
@@ -90,6 +92,28 @@ if [[ " $parts " == *" bench "* ]]; then
   note "torch peer: exit $?"
   cat "$out/neighbors_gpu.log" | grep -E "ceilings|agree|one query"
   cat "$out/neighbors_torch.txt"
+fi
+
+if [[ " $parts " == *" postings "* ]]; then
+  timeout "$step_timeout" "$stage"/bin/simkit_bench_postings --synthetic --device cuda \
+    --json "$out/postings_synthetic.json" > "$out/postings_synthetic.txt" 2> "$out/postings_synthetic.log"
+  status=$?
+  note "simkit_bench_postings --synthetic: exit $status"
+  [ "$status" -eq 0 ] || failed=1
+  grep '^bench:' "$out/postings_synthetic.log" | cut -c1-300
+  if [ -f .gpu/postings.tar.xz ]; then
+    data=$(mktemp -d)
+    tar -C "$data" -xJf .gpu/postings.tar.xz
+    "$stage"/bin/simkit postings build "$data/postings/brown.txt" -o "$data/brown.skp" --quiet --timings 2>&1 | tail -n 1
+    timeout "$step_timeout" "$stage"/bin/simkit_bench_postings --index "$data/brown.skp" \
+      --queries "$data/postings/brown-queries.txt" --device cuda --json "$out/postings_brown.json" \
+      > "$out/postings_brown.txt" 2> "$out/postings_brown.log"
+    status=$?
+    note "simkit_bench_postings on Brown: exit $status"
+    [ "$status" -eq 0 ] || failed=1
+    grep '^bench:' "$out/postings_brown.log" | cut -c1-300
+    rm -rf "$data"
+  fi
 fi
 
 if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
@@ -134,7 +158,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

@@ -29,5 +29,12 @@ tar -C .gpu -cJf .gpu/stage.tar.xz bin lib
 if [ -d /usr/include/boost ] && [ ! -f .gpu/boost.tar.xz ]; then
   tar -C /usr/include -cf - boost | xz -T0 -6 > .gpu/boost.tar.xz
 fi
+# The whole Brown Corpus as a posting-list collection (sentences, 1,000 queries), once.
+if [ ! -f .gpu/postings.tar.xz ]; then
+  tmp=$(mktemp -d)
+  python3 scripts/make-postings-sample.py --full "$tmp/postings"
+  tar -C "$tmp" -cJf .gpu/postings.tar.xz postings
+  rm -rf "$tmp"
+fi
 rm -rf .gpu/bin .gpu/lib
 du -sh .gpu/*.tar.xz

@@ -117,10 +117,12 @@ struct GpuOptions {
   int device = 0;
   GpuKernel kernel = GpuKernel::sliced;
   bool managed_memory = false;     // the resident index in unified memory, not copied explicitly
+  bool resident = true;            // false: never keep the index; each batch copies its lists
   std::size_t memory_budget = 0;   // bytes of GPU memory to use; 0 = most of what is free
 };
 
-// An index made resident on a GPU once (when it fits half the budget; otherwise each
+// An index made resident on a GPU once (when it fits half the budget and options.resident;
+// otherwise each
 // batch copies the lists it names), then queried batch after batch: a batch's
 // candidates are tested in one launch, results compacted on the device (prefix sum) and
 // copied back once; a batch whose lists or candidates exceed the budget runs in parts.

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -41,6 +42,11 @@ Context make_context(const CommonOptions& options);
 
 // Prints one line "simkit: <what>" on standard error (timings, notes).
 void note(const std::string& line);
+
+// Seconds since `start`, for --timings.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // Each command registers itself and returns the function that runs it.
 using Runner = std::function<int()>;

@@ -30,10 +30,6 @@ struct DedupOptions {
   std::string output = "-";
 };
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // What the command compares: documents (hashed here) and entries of hash lists, named
 // in the order the paths were given.
 struct Inputs {

@@ -52,10 +52,6 @@ struct ConvertOptions {
   std::string input_format = "auto";
 };
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 Model load(const std::string& path, const std::string& input_format, const std::string& words,
            bool timings) {
   const auto start = std::chrono::steady_clock::now();

@@ -37,10 +37,6 @@ struct QueryOptions {
   bool managed = false;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 int run_build(const BuildOptions& options) {
   const Context context = make_context(options.common);
   const auto start = std::chrono::steady_clock::now();

@@ -128,7 +128,7 @@ GpuIndex::GpuIndex(const Index& index, const GpuOptions& options) {
   const GpuMemory memory = gpu_memory(options.device);
   impl_->budget = options.memory_budget != 0 ? options.memory_budget : memory.free / 10 * 8;
   const std::size_t bytes = index.ids.size() * sizeof(DocId);
-  if (bytes > 0 && bytes <= impl_->budget / 2) {
+  if (options.resident && bytes > 0 && bytes <= impl_->budget / 2) {
     ResidentIds& r = impl_->resident;
     r.managed = options.managed_memory;
     if (r.managed) {
