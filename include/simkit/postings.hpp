@@ -84,7 +84,8 @@ Queries read_queries(const std::string& path, const Index& index, bool words, bo
 //   galloping  svs with exponential (galloping) search
 //   simd       pairwise AVX2 block intersection (plain merge without AVX2)
 //   bitmap     Roaring bitmaps (CRoaring) ANDed
-//   automatic  picked per query from the list lengths
+//   automatic  list by list: dense lists (1/32 of the documents or more) as bitmaps, the
+//              rest by galloping or AVX2 blocks as their lengths suggest
 enum class Algorithm { svs, adaptive, hash, galloping, simd, bitmap, automatic };
 const char* algorithm_name(Algorithm algorithm) noexcept;
 // Throws UsageError naming the choices for an unknown name.

@@ -163,10 +163,36 @@ void bitmap(std::span<const List> lists, std::span<const ListAux> aux, std::vect
 
 // Galloping where the lists differ much in length (a candidate skips many ids), SIMD
 // blocks where they are alike (most ids are compared anyway).
-Algorithm choose(std::span<const List> lists) {
-  if (lists.size() < 2) return Algorithm::svs;
-  return lists[1].size() >= 32 * std::max<std::size_t>(lists[0].size(), 1) ? Algorithm::galloping
-                                                                            : Algorithm::simd;
+bool skewed(List shorter, List longer) { return longer.size() >= 32 * std::max<std::size_t>(shorter.size(), 1); }
+
+// The automatic choice, list by list: dense lists that have a bitmap (intersect_cpu
+// builds them for lists holding 1/32 of the documents or more) are ANDed as bitmaps
+// when every list has one, else looked up id by id; the other lists are met by
+// galloping or SIMD blocks, as their lengths suggest.
+void automatic(std::span<const List> lists, std::span<const ListAux> aux, std::vector<DocId>& out,
+               std::vector<DocId>& scratch) {
+  const auto has_bitmap = [&](std::size_t i) { return !aux.empty() && aux[i].bitmap != nullptr; };
+  bool all_bitmaps = true;
+  for (std::size_t i = 0; i < lists.size(); ++i) all_bitmaps = all_bitmaps && has_bitmap(i);
+  if (all_bitmaps) return bitmap(lists, aux, out);
+  out.assign(lists[0].begin(), lists[0].end());
+  const bool wide = have_avx2();
+  for (std::size_t i = 1; i < lists.size() && !out.empty(); ++i) {
+    if (has_bitmap(i)) {
+      std::size_t kept = 0;
+      for (const DocId x : out)
+        if (roaring_bitmap_contains(aux[i].bitmap, x)) out[kept++] = x;
+      out.resize(kept);
+    } else if (skewed(out, lists[i])) {
+      filter(out, lists[i], gallop_from);
+    } else {
+      scratch.resize(out.size());
+      const std::size_t n = wide ? avx2_two(out.data(), out.size(), lists[i].data(), lists[i].size(), scratch.data())
+                                 : merge_two(out.data(), out.size(), lists[i].data(), lists[i].size(), scratch.data());
+      scratch.resize(n);
+      out.swap(scratch);
+    }
+  }
 }
 
 }  // namespace
@@ -203,7 +229,6 @@ void intersect(std::span<const List> lists, std::span<const ListAux> aux, Algori
     out.assign(lists[0].begin(), lists[0].end());
     return;
   }
-  if (algorithm == Algorithm::automatic) algorithm = choose(lists);
   switch (algorithm) {
     case Algorithm::svs: return svs(lists, out, binary_from);
     case Algorithm::galloping: return svs(lists, out, gallop_from);
@@ -211,7 +236,7 @@ void intersect(std::span<const List> lists, std::span<const ListAux> aux, Algori
     case Algorithm::hash: return hashed(lists, aux, out);
     case Algorithm::simd: return simd(lists, out, scratch);
     case Algorithm::bitmap: return bitmap(lists, aux, out);
-    case Algorithm::automatic: break;
+    case Algorithm::automatic: return automatic(lists, aux, out, scratch);
   }
 }
 

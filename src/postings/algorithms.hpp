@@ -40,6 +40,12 @@ struct ListAux {
 void intersect(std::span<const List> lists, std::span<const ListAux> aux, Algorithm algorithm,
                std::vector<DocId>& out, std::vector<DocId>& scratch);
 
+// Whether the automatic algorithm keeps a bitmap of a list of `length` ids among
+// `documents`: when it holds 1/32 of them or more (and at least 1,024 ids).
+inline bool dense(std::size_t length, std::uint64_t documents) {
+  return length >= 1024 && length * 32 >= documents;
+}
+
 // Whether the simd algorithm runs AVX2 on this CPU (else a plain merge).
 bool have_avx2() noexcept;
 

@@ -23,7 +23,8 @@ constexpr std::array<std::pair<Algorithm, const char*>, 7> kNames = {{{Algorithm
                                                                       {Algorithm::bitmap, "bitmap"},
                                                                       {Algorithm::automatic, "auto"}}};
 
-// What the hash and bitmap algorithms build for each list the batch names, once.
+// What the hash and bitmap algorithms build for each list the batch names, once (the
+// automatic one: bitmaps of the dense lists only).
 struct Prepared {
   std::unordered_map<std::uint32_t, std::size_t> slot;  // term -> entry below
   std::vector<detail::BucketDirectory> directories;
@@ -32,10 +33,13 @@ struct Prepared {
 
 Prepared prepare(const Index& index, const Queries& queries, Algorithm algorithm) {
   Prepared p;
-  if (algorithm != Algorithm::hash && algorithm != Algorithm::bitmap) return p;
+  if (algorithm != Algorithm::hash && algorithm != Algorithm::bitmap && algorithm != Algorithm::automatic) return p;
   std::vector<std::uint32_t> terms;
-  for (const std::uint32_t t : queries.terms)
-    if (t != kNoTerm && p.slot.emplace(t, terms.size()).second) terms.push_back(t);
+  for (const std::uint32_t t : queries.terms) {
+    if (t == kNoTerm) continue;
+    if (algorithm == Algorithm::automatic && !detail::dense(index.list(t).size(), index.documents)) continue;
+    if (p.slot.emplace(t, terms.size()).second) terms.push_back(t);
+  }
   if (algorithm == Algorithm::hash) p.directories.resize(terms.size());
   else p.bitmaps.resize(terms.size());
   tbb::parallel_for(std::size_t{0}, terms.size(), [&](std::size_t i) {

@@ -82,17 +82,20 @@ TEST(Intersect, OneListMuchLongerThanTheOther) {
 TEST(Intersect, BatchEqualsTheReferenceEachAlgorithm) {
   test::Random random;
   SCOPED_TRACE(random.seed());
-  const postings::Index index = test::random_index(random, 300, 2'000'000);
-  const postings::Queries queries = test::random_queries(random, index, test::quick() ? 200 : 1000);
-  const postings::Results want = test::reference_results(index, queries);
-  for (const Algorithm a : kAlgorithms) {
-    const postings::Results got = postings::intersect_cpu(index, queries, a);
-    EXPECT_EQ(got.ids, want.ids) << postings::algorithm_name(a);
-    EXPECT_EQ(got.offsets, want.offsets) << postings::algorithm_name(a);
-    EXPECT_EQ(got.counts, want.counts) << postings::algorithm_name(a);
-    const postings::Results counted = postings::intersect_cpu(index, queries, a, true);
-    EXPECT_EQ(counted.counts, want.counts) << postings::algorithm_name(a) << " --count";
-    EXPECT_TRUE(counted.ids.empty());
+  // A sparse universe, and a small one where many lists are dense (bitmaps in auto).
+  for (const std::uint32_t documents : {2'000'000u, 20'000u}) {
+    const postings::Index index = test::random_index(random, 300, documents);
+    const postings::Queries queries = test::random_queries(random, index, test::quick() ? 200 : 1000);
+    const postings::Results want = test::reference_results(index, queries);
+    for (const Algorithm a : kAlgorithms) {
+      const postings::Results got = postings::intersect_cpu(index, queries, a);
+      EXPECT_EQ(got.ids, want.ids) << postings::algorithm_name(a);
+      EXPECT_EQ(got.offsets, want.offsets) << postings::algorithm_name(a);
+      EXPECT_EQ(got.counts, want.counts) << postings::algorithm_name(a);
+      const postings::Results counted = postings::intersect_cpu(index, queries, a, true);
+      EXPECT_EQ(counted.counts, want.counts) << postings::algorithm_name(a) << " --count";
+      EXPECT_TRUE(counted.ids.empty());
+    }
   }
 }
 
