@@ -24,6 +24,12 @@ TEST(PostingsCli, BuildThenQueryWords) {
                                          (dir / "q.txt").string(), "--algorithm", algorithm});
     EXPECT_EQ(again.out, r.out) << algorithm;
   }
+  if (test::gpu_available())
+    for (const char* kernel : {"sliced", "flat"}) {
+      const auto gpu = test::run_simkit({"postings", "query", "--index", (dir / "i.skp").string(), "--queries",
+                                         (dir / "q.txt").string(), "--device", "cuda", "--gpu-kernel", kernel});
+      EXPECT_EQ(gpu.out, r.out) << kernel << ": " << gpu.err;
+    }
   const auto counted = test::run_simkit({"postings", "query", "--index", (dir / "i.skp").string(), "--queries",
                                          (dir / "q.txt").string(), "--count", "--device", "cpu"});
   EXPECT_EQ(counted.out, "1\t2\n2\t3\n3\t0\n4\t3\n");

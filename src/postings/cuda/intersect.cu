@@ -109,6 +109,12 @@ std::size_t bytes_of(std::size_t n) {
   return (n * sizeof(T) + 255) / 256 * 256;
 }
 
+// Buffers kept between batches, grown (by a quarter more) when a batch needs more.
+template <typename Buffer>
+void ensure(Buffer& buffer, std::size_t n) {
+  if (buffer.size() < n) buffer = Buffer(n + n / 4);
+}
+
 }  // namespace
 
 struct GpuIndex::Impl {
@@ -117,6 +123,15 @@ struct GpuIndex::Impl {
   std::size_t budget = 0;
   ResidentIds resident;  // the whole index, when it fits half the budget
   cuda::Stream stream;
+  // Per-batch buffers, reused: tables (host and device), candidates, flags, answers,
+  // per-slice counts, CUB's scratch, and the gathered lists when not resident.
+  cuda::PinnedBuffer<char> host_tables;
+  cuda::DeviceBuffer<char> d_tables, d_temp;
+  cuda::DeviceBuffer<DocId> d_values, d_out, d_gathered;
+  cuda::DeviceBuffer<unsigned char> d_flags;
+  cuda::DeviceBuffer<std::uint32_t> d_slice_found;
+  cuda::DeviceBuffer<int> d_selected{1};
+  cuda::PinnedBuffer<DocId> host_lists;
   Impl(const Index& i, const GpuOptions& o) : index(i), options(o) {}
   void run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only, Results& results,
                 double& ms);
@@ -186,9 +201,9 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
                     o_cfirst = o_qfirst + bytes_of<std::uint32_t>(query_first.size()),
                     o_slices = o_cfirst + bytes_of<std::uint64_t>(candidate_first.size()),
                     table_bytes = o_slices + bytes_of<Slice>(slices.size());
-  cuda::PinnedBuffer<char> host(table_bytes);
+  ensure(host_tables, table_bytes);
   const auto put = [&](std::size_t at, const auto& v) {
-    std::memcpy(host.get() + at, v.data(), v.size() * sizeof(v[0]));
+    std::memcpy(host_tables.get() + at, v.data(), v.size() * sizeof(v[0]));
   };
   put(o_start, list_start);
   put(o_length, list_length);
@@ -196,33 +211,31 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
   put(o_qfirst, query_first);
   put(o_cfirst, candidate_first);
   put(o_slices, slices);
-  cuda::DeviceBuffer<char> d_tables(table_bytes);
+  ensure(d_tables, table_bytes);
   const Tables tables{reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_start),
                       reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_length),
                       reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_qlists),
                       reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_qfirst),
                       reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_cfirst),
                       reinterpret_cast<const Slice*>(d_tables.get() + o_slices)};
-  cuda::DeviceBuffer<DocId> d_values(candidates), d_out(count_only ? 0 : candidates);
-  cuda::DeviceBuffer<unsigned char> d_flags(candidates);
-  cuda::DeviceBuffer<std::uint32_t> d_slice_found(slices.size());
-  cuda::DeviceBuffer<int> d_selected(1);
+  ensure(d_values, candidates);
+  ensure(d_flags, candidates);
+  if (!count_only) ensure(d_out, candidates);
+  ensure(d_slice_found, slices.size());
   std::size_t temp_bytes = 0;
   if (!count_only)
     SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, d_values.get(), d_flags.get(), d_out.get(),
                                                  d_selected.get(), static_cast<int>(candidates), stream.get()));
-  cuda::DeviceBuffer<char> d_temp(temp_bytes);
+  ensure(d_temp, temp_bytes);
 
   // Lists not resident: the part's lists gathered and copied once.
-  cuda::DeviceBuffer<DocId> d_gathered;
-  cuda::PinnedBuffer<DocId> host_lists;
   if (resident.ptr == nullptr) {
-    host_lists = cuda::PinnedBuffer<DocId>(gathered);
+    ensure(host_lists, gathered);
     for (std::size_t l = 0; l < terms_of_list.size(); ++l) {
       const auto list = index.list(terms_of_list[l]);
       std::copy(list.begin(), list.end(), host_lists.get() + list_start[l]);
     }
-    d_gathered = cuda::DeviceBuffer<DocId>(gathered);
+    ensure(d_gathered, gathered);
   }
   const DocId* ids = resident.ptr != nullptr ? resident.ptr : d_gathered.get();
 
@@ -231,7 +244,7 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
   if (resident.ptr == nullptr)
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_gathered.get(), host_lists.get(), gathered * sizeof(DocId),
                                       cudaMemcpyHostToDevice, stream.get()));
-  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_tables.get(), host.get(), table_bytes, cudaMemcpyHostToDevice, stream.get()));
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_tables.get(), host_tables.get(), table_bytes, cudaMemcpyHostToDevice, stream.get()));
   const auto grid = static_cast<unsigned>(slices.size());
   if (options.kernel == GpuKernel::sliced)
     test_candidates<true><<<grid, kSlice, 0, stream.get()>>>(ids, tables, d_values.get(), d_flags.get(), d_slice_found.get());
