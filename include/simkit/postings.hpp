@@ -111,12 +111,13 @@ void intersect_lists(std::span<const std::span<const DocId>> lists, Algorithm al
                      std::vector<DocId>& out);
 
 // The GPU kernels: one thread a candidate (an id of the query's shortest list), binary
-// search in the other lists; `sliced` first narrows each other list to the range of the
-// block's 256 candidates (the seed's "precise search"); `flat` searches whole lists.
+// search in the other lists; `flat` (the default: measured faster on the H100,
+// bench/results/postings.md) searches whole lists; `sliced` first narrows each other list
+// to the range of the block's 256 candidates (the seed's "precise search").
 enum class GpuKernel { sliced, flat };
 struct GpuOptions {
   int device = 0;
-  GpuKernel kernel = GpuKernel::sliced;
+  GpuKernel kernel = GpuKernel::flat;
   bool managed_memory = false;     // the resident index in unified memory, not copied explicitly
   bool resident = true;            // false: never keep the index; each batch copies its lists
   std::size_t memory_budget = 0;   // bytes of GPU memory to use; 0 = most of what is free

@@ -28,7 +28,7 @@ struct QueryOptions {
   CommonOptions common;
   std::string index, exp_index, queries;
   std::string algorithm = "auto";
-  std::string gpu_kernel = "sliced";
+  std::string gpu_kernel = "flat";
   std::string format = "tsv";
   std::string output = "-";
   bool count = false;
@@ -161,7 +161,7 @@ Runner add_postings_command(CLI::App& app) {
                 "CPU algorithm: svs, adaptive, hash, galloping, simd, bitmap or auto (naming one with --device "
                 "auto runs on the CPU)")
       ->capture_default_str();
-  q->add_option("--gpu-kernel", query->gpu_kernel, "GPU kernel: sliced (narrowed search) or flat")
+  q->add_option("--gpu-kernel", query->gpu_kernel, "GPU kernel: flat (whole lists binary-searched) or sliced (each block first narrows the lists)")
       ->capture_default_str();
   q->add_flag("--managed", query->managed, "GPU: the index in unified (managed) memory instead of copied");
   q->add_flag("--count", query->count, "print only the number of documents of each query");
