@@ -29,4 +29,7 @@ class Tokenizer {
   std::unique_ptr<Impl> impl_;
 };
 
+// Full Unicode lower-casing (root locale) of valid UTF-8, as Tokenizer(true) does to words.
+std::string to_lower(std::string_view text);
+
 }  // namespace simkit

@@ -44,4 +44,12 @@ void Tokenizer::split(std::string_view text, std::vector<std::string>& words) {
   }
 }
 
+std::string to_lower(std::string_view text) {
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), static_cast<std::int32_t>(text.size())));
+  u.toLower(icu::Locale::getRoot());
+  std::string out;
+  u.toUTF8String(out);
+  return out;
+}
+
 }  // namespace simkit

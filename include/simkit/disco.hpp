@@ -1,0 +1,91 @@
+// DISCO distributional word similarity (seed 000, chapter 3): window co-occurrence
+// triples <w1, r, w2> counted over a corpus, their mutual information (formula 3.7),
+// and Lin's similarity of two words' positive-MI feature sets (formula 3.8).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simkit {
+class Progress;
+}
+
+namespace simkit::disco {
+
+struct BuildOptions {
+  int window = 4;                   // each word pairs with the window - 1 words on each side
+  bool keep_case = false;           // else words are lower-cased
+  std::string stopwords;            // "" = the bundled English list, "none", or a file (a word a line)
+  std::uint64_t min_count = 1;      // words seen fewer times are dropped (as words and as features)
+  std::size_t words = 0;            // the N most frequent words get feature vectors; 0 = all
+};
+
+// The sparse ("compressed") MI matrix: word i's features are features[offsets[i] ..
+// offsets[i + 1]), ascending, with MI values mi[...] (all > 0). A feature (r, w) is
+// w * relations + slot, slot 0..relations-1 standing for r = -(window-1)..-1, 1..window-1.
+struct Model {
+  int window = 4;
+  bool keep_case = false;                 // words kept as written (else lower-cased)
+  std::vector<std::string> words;         // the N words with vectors, most frequent first (ties: byte order)
+  std::vector<std::uint64_t> counts;      // their corpus counts
+  std::uint64_t feature_words = 0;        // words that may be features (every word kept)
+  std::vector<std::uint64_t> offsets{0};  // N + 1
+  std::vector<std::uint32_t> features;
+  std::vector<float> mi;
+  std::vector<double> mi_sums;            // sum of word i's MI values (the denominator's terms)
+
+  int relations() const noexcept { return 2 * (window - 1); }
+  std::size_t size() const noexcept { return words.size(); }
+  // The row of `word` as written (linear search), or nullopt.
+  std::optional<std::size_t> find(std::string_view word) const;
+};
+
+// The row of a word a user typed: lower-cased first unless the model keeps case.
+// Throws InputError naming the word (and `what`, e.g. the file and line it came from)
+// when the vocabulary lacks it.
+std::size_t lookup(const Model& model, std::string_view word, const std::string& what = "");
+
+// Counts the corpus (UTF-8 text files, a sentence never crossing a line end; words as
+// simkit::Tokenizer splits them) and computes the MI of every triple, keeping MI > 0.
+Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress = nullptr);
+
+// Lin similarity (formula 3.8) of words a and b, 0 when either has no features.
+double similarity(const Model& model, std::size_t a, std::size_t b);
+
+struct Neighbour {
+  std::size_t word = 0;
+  double score = 0;
+};
+// The k words most similar to `word` (itself excluded), best first, ties by lower index.
+std::vector<Neighbour> most_similar(const Model& model, std::size_t word, std::size_t k);
+
+// A word-similarity gold standard (word1<TAB>word2<TAB>score lines; WordSim-353,
+// SimLex-999, ...) and Spearman's rho of the model's similarities against its scores,
+// over the pairs whose both words the model has (`covered` of `pairs`).
+struct GoldPair {
+  std::string a, b;
+  double score = 0;
+};
+std::vector<GoldPair> read_gold(const std::string& path);
+struct Evaluation {
+  std::size_t pairs = 0, covered = 0;
+  double rho = 0;
+};
+Evaluation evaluate(const Model& model, const std::vector<GoldPair>& gold);
+// Spearman's rank correlation (ties get their mean rank); 0 for fewer than 2 values.
+double spearman(const std::vector<double>& x, const std::vector<double>& y);
+
+// simkit's model file (.skd; docs/formats.md): magic, version, sizes, vocabulary,
+// counts, the sparse MI matrix, an XXH3 checksum.
+void write_model(const Model& model, const std::string& path);
+Model read_model(const std::string& path);
+Model parse_model(std::string_view bytes, const std::string& name);
+
+// The bundled English stop words (lower case).
+std::span<const std::string_view> english_stopwords();
+
+}  // namespace simkit::disco

@@ -1,0 +1,98 @@
+// Spearman's rho between a model's Lin similarities and a gold standard's human ratings.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/utf8.hpp"
+#include "simkit/disco.hpp"
+#include "simkit/error.hpp"
+#include "simkit/io.hpp"
+#include "simkit/tokenize.hpp"
+
+namespace simkit::disco {
+
+namespace {
+
+// Ranks 1..n, tied values sharing the mean of their ranks.
+std::vector<double> ranks(const std::vector<double>& values) {
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::vector<double> r(values.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j < order.size() && values[order[j]] == values[order[i]]) ++j;
+    for (std::size_t k = i; k < j; ++k) r[order[k]] = (i + j + 1) / 2.0;  // mean of ranks i+1..j
+    i = j;
+  }
+  return r;
+}
+
+double pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n, my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0;
+}
+
+}  // namespace
+
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size() || x.size() < 2) return 0;
+  return pearson(ranks(x), ranks(y));
+}
+
+std::vector<GoldPair> read_gold(const std::string& path) {
+  const MappedFile file = MappedFile::open(path);
+  const std::string_view text = file.text();
+  std::vector<GoldPair> pairs;
+  std::uint64_t number = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    ++number;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (const std::size_t bad = first_invalid_utf8(line); bad != std::string_view::npos)
+      throw InputError(Location::at_line(path, number, bad + 1), "not valid UTF-8");
+    const std::size_t t1 = line.find('\t'), t2 = t1 == std::string_view::npos ? t1 : line.find('\t', t1 + 1);
+    if (t2 == std::string_view::npos || t1 == 0 || t2 == t1 + 1)
+      throw InputError(Location::at_line(path, number), "expected 'word1<TAB>word2<TAB>score'");
+    GoldPair p{std::string(line.substr(0, t1)), std::string(line.substr(t1 + 1, t2 - t1 - 1)), 0};
+    const std::string_view score = line.substr(t2 + 1);
+    const auto [stop, error] = std::from_chars(score.data(), score.data() + score.size(), p.score);
+    if (error != std::errc{} || stop != score.data() + score.size() || !std::isfinite(p.score))
+      throw InputError(Location::at_line(path, number, t2 + 2), fmt::format("expected a score, found {}", quote(score)));
+    pairs.push_back(std::move(p));
+  }
+  if (pairs.empty()) throw InputError(Location{path}, "no word pairs (expected 'word1<TAB>word2<TAB>score' lines)");
+  return pairs;
+}
+
+Evaluation evaluate(const Model& model, const std::vector<GoldPair>& gold) {
+  Evaluation e;
+  e.pairs = gold.size();
+  std::vector<double> human, ours;
+  for (const GoldPair& p : gold) {
+    const auto a = model.find(model.keep_case ? p.a : to_lower(p.a));
+    const auto b = model.find(model.keep_case ? p.b : to_lower(p.b));
+    if (!a || !b) continue;
+    human.push_back(p.score);
+    ours.push_back(similarity(model, *a, *b));
+  }
+  e.covered = human.size();
+  e.rho = spearman(human, ours);
+  return e;
+}
+
+}  // namespace simkit::disco

@@ -1,0 +1,165 @@
+// simkit's DISCO model file (.skd), version 1 (all integers little-endian, sections on
+// 64-byte boundaries):
+//   header (64 bytes): "SIMKITDS", u32 version, u32 header bytes, u32 window, u32 flags
+//                      (bit 0: words kept in their case),
+//                      u64 words, u64 feature words, u64 features, u64 word bytes, u64 file size
+//   word offsets  (words + 1) uint64 into the word bytes
+//   words         the words, UTF-8, back to back
+//   counts        words uint64
+//   offsets       (words + 1) uint64 into features
+//   features      uint32, ascending within a word, each < feature words x relations
+//   mi            float32, each finite and > 0
+//   checksum      uint64 XXH3-64 of every byte before it
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/binary_io.hpp"
+#include "core/utf8.hpp"
+#include "simkit/disco.hpp"
+#include "simkit/error.hpp"
+#include "simkit/io.hpp"
+
+namespace simkit::disco {
+
+namespace {
+
+using detail::align64;
+using detail::load;
+
+constexpr char kMagic[8] = {'S', 'I', 'M', 'K', 'I', 'T', 'D', 'S'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kHeaderBytes = 64;
+
+struct Layout {
+  std::uint64_t word_offsets, words, counts, offsets, features, mi, checksum, file_size;
+};
+
+Layout layout(std::uint64_t words, std::uint64_t features, std::uint64_t word_bytes) {
+  Layout l{};
+  l.word_offsets = kHeaderBytes;
+  l.words = align64(l.word_offsets + (words + 1) * 8);
+  l.counts = align64(l.words + word_bytes);
+  l.offsets = align64(l.counts + words * 8);
+  l.features = align64(l.offsets + (words + 1) * 8);
+  l.mi = align64(l.features + features * 4);
+  l.checksum = (l.mi + features * 4 + 7) / 8 * 8;
+  l.file_size = l.checksum + 8;
+  return l;
+}
+
+template <typename T>
+std::vector<T> copy_out(const char* base, std::uint64_t at, std::uint64_t n) {
+  std::vector<T> v(n);
+  if (n > 0) std::memcpy(v.data(), base + at, n * sizeof(T));
+  return v;
+}
+
+}  // namespace
+
+void write_model(const Model& m, const std::string& path) {
+  std::vector<std::uint64_t> word_offsets{0};
+  for (const std::string& w : m.words) word_offsets.push_back(word_offsets.back() + w.size());
+  const Layout l = layout(m.words.size(), m.features.size(), word_offsets.back());
+  char header[kHeaderBytes] = {};
+  std::memcpy(header, kMagic, 8);
+  const std::uint32_t fields32[] = {kVersion, kHeaderBytes, static_cast<std::uint32_t>(m.window), m.keep_case ? 1u : 0u};
+  std::memcpy(header + 8, fields32, sizeof fields32);
+  const std::uint64_t fields64[] = {m.words.size(), m.feature_words, m.features.size(), word_offsets.back(), l.file_size};
+  std::memcpy(header + 24, fields64, sizeof fields64);
+  OutputFile out(path);
+  detail::HashingWriter w(out);
+  w.write(header, sizeof header);
+  w.write(word_offsets.data(), word_offsets.size() * 8);
+  w.pad_to(l.words);
+  for (const std::string& word : m.words) w.write(word.data(), word.size());
+  w.pad_to(l.counts);
+  w.write(m.counts.data(), m.counts.size() * 8);
+  w.pad_to(l.offsets);
+  w.write(m.offsets.data(), m.offsets.size() * 8);
+  w.pad_to(l.features);
+  w.write(m.features.data(), m.features.size() * 4);
+  w.pad_to(l.mi);
+  w.write(m.mi.data(), m.mi.size() * 4);
+  w.pad_to(l.checksum);
+  w.finish();
+  out.commit();
+}
+
+Model parse_model(std::string_view bytes, const std::string& name) {
+  const char* base = bytes.data();
+  const std::uint64_t size = bytes.size();
+  if (size < kHeaderBytes + 8) throw InputError(Location::at_offset(name, size), "truncated: shorter than an .skd header");
+  if (std::memcmp(base, kMagic, 8) != 0) throw InputError(Location::at_offset(name, 0), "not an .skd model (wrong magic)");
+  if (const auto version = load<std::uint32_t>(base + 8); version != kVersion)
+    throw InputError(Location::at_offset(name, 8),
+                     fmt::format(".skd version {} is not supported (this simkit reads version {})", version, kVersion));
+  if (load<std::uint32_t>(base + 12) != kHeaderBytes)
+    throw InputError(Location::at_offset(name, 12), "corrupt header: wrong header size");
+  if (const auto stated = load<std::uint64_t>(base + 56); stated > size)
+    throw InputError(Location::at_offset(name, size),
+                     fmt::format("truncated: the header says {} bytes, the file has {}", stated, size));
+  const auto window = load<std::uint32_t>(base + 16);
+  const auto flags = load<std::uint32_t>(base + 20);
+  const auto words = load<std::uint64_t>(base + 24);
+  const auto feature_words = load<std::uint64_t>(base + 32);
+  const auto features = load<std::uint64_t>(base + 40);
+  const auto word_bytes = load<std::uint64_t>(base + 48);
+  if (flags > 1) throw InputError(Location::at_offset(name, 20), "corrupt header: unknown flags");
+  if (window < 2 || window > 64 || words >= size / 8 || features > size / 8 || word_bytes > size ||
+      feature_words > 0xFFFFFFFFull / (2 * (window - 1)) || words > feature_words)
+    throw InputError(Location::at_offset(name, 16), "corrupt header: sizes the file cannot hold or out of range");
+  const Layout l = layout(words, features, word_bytes);
+  if (load<std::uint64_t>(base + 56) != l.file_size || size != l.file_size)
+    throw InputError(Location::at_offset(name, std::min(size, l.file_size)),
+                     fmt::format("corrupt: the sizes call for {} bytes, the file has {}", l.file_size, size));
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  if (XXH3_64bits(base, l.checksum) != load<std::uint64_t>(base + l.checksum))
+    throw InputError(Location::at_offset(name, l.checksum),
+                     "checksum mismatch: the file is damaged or was changed after it was written");
+#endif
+  Model m;
+  m.window = static_cast<int>(window);
+  m.keep_case = flags == 1;
+  m.feature_words = feature_words;
+  const auto word_offsets = copy_out<std::uint64_t>(base, l.word_offsets, words + 1);
+  if (word_offsets[0] != 0 || word_offsets[words] != word_bytes)
+    throw InputError(Location::at_offset(name, l.word_offsets), "corrupt word offsets");
+  for (std::uint64_t i = 0; i < words; ++i) {
+    if (word_offsets[i + 1] <= word_offsets[i] || word_offsets[i + 1] > word_bytes)
+      throw InputError(Location::at_offset(name, l.word_offsets + 8 * (i + 1)), "corrupt word offsets");
+    const std::string_view word(base + l.words + word_offsets[i], word_offsets[i + 1] - word_offsets[i]);
+    if (first_invalid_utf8(word) != std::string_view::npos)
+      throw InputError(Location::at_offset(name, l.words + word_offsets[i]), "word is not valid UTF-8");
+    m.words.emplace_back(word);
+  }
+  m.counts = copy_out<std::uint64_t>(base, l.counts, words);
+  m.offsets = copy_out<std::uint64_t>(base, l.offsets, words + 1);
+  m.features = copy_out<std::uint32_t>(base, l.features, features);
+  m.mi = copy_out<float>(base, l.mi, features);
+  if (m.offsets[0] != 0 || m.offsets[words] != features)
+    throw InputError(Location::at_offset(name, l.offsets), "corrupt feature offsets");
+  const std::uint64_t limit = feature_words * (2 * (window - 1));
+  for (std::uint64_t i = 0; i < words; ++i) {
+    if (m.offsets[i + 1] < m.offsets[i] || m.offsets[i + 1] > features)
+      throw InputError(Location::at_offset(name, l.offsets + 8 * (i + 1)), "corrupt feature offsets");
+    double sum = 0;
+    for (std::uint64_t f = m.offsets[i]; f < m.offsets[i + 1]; ++f) {
+      if (m.features[f] >= limit || (f > m.offsets[i] && m.features[f] <= m.features[f - 1]))
+        throw InputError(Location::at_offset(name, l.features + 4 * f), "corrupt feature id (out of range or order)");
+      if (!std::isfinite(m.mi[f]) || !(m.mi[f] > 0))
+        throw InputError(Location::at_offset(name, l.mi + 4 * f), "corrupt MI value (not finite and positive)");
+      sum += m.mi[f];
+    }
+    m.mi_sums.push_back(sum);
+  }
+  return m;
+}
+
+Model read_model(const std::string& path) {
+  const MappedFile file = MappedFile::open(path);
+  return parse_model(file.text(), path);
+}
+
+}  // namespace simkit::disco

@@ -1,0 +1,54 @@
+// simkit disco build / compare / similar / evaluate through the program.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+TEST(DiscoCli, BuildCompareSimilarEvaluate) {
+  test::TempDir dir;
+  test::write_file(dir / "corpus.txt",
+                   "the red apple is sweet\nthe red cherry is sweet\nthe green apple is sour\n"
+                   "a red wine is sweet\nthe green tea is bitter\na sour lemon is green\n");
+  const std::string model = (dir / "m.skd").string();
+  const auto built = test::run_simkit({"disco", "build", (dir / "corpus.txt").string(), "-o", model, "--window", "3"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const auto same = test::run_simkit({"disco", "compare", "--model", model, "Apple", "apple"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out, "Apple\tapple\t1.000000\n");  // a word is wholly like itself
+  const auto pair = test::run_simkit({"disco", "compare", "--model", model, "apple", "cherry"});
+  ASSERT_EQ(pair.exit_code, 0) << pair.err;
+  EXPECT_EQ(pair.out.rfind("apple\tcherry\t0.", 0), 0u) << pair.out;
+  const auto near = test::run_simkit({"disco", "similar", "--model", model, "apple", "--k", "2"});
+  ASSERT_EQ(near.exit_code, 0) << near.err;
+  const auto lines = test::lines_of(near.out);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("apple\t1\t", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("apple\t2\t", 0), 0u) << lines[1];
+  test::write_file(dir / "gold.txt", "apple\tcherry\t8\r\napple\ttea\t2\nred\tgreen\t7\nzebra\tapple\t1\n");
+  const auto eval = test::run_simkit({"disco", "evaluate", "--model", model, (dir / "gold.txt").string()});
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_NE(eval.out.find("covered\t3\tof\t4"), std::string::npos) << eval.out;
+}
+
+TEST(DiscoCli, Refusals) {
+  test::TempDir dir;
+  test::write_file(dir / "corpus.txt", "one two three\nthree two one\n");
+  const std::string model = (dir / "m.skd").string(), out = (dir / "out.tsv").string();
+  ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "corpus.txt").string(), "-o", model}).exit_code, 0);
+  test::expect_refused({"disco", "similar", "--model", model, "zebra", "-o", out}, "'zebra' is not in the model", out);
+  test::expect_refused({"disco", "compare", "--model", model, "one", "-o", out}, "two words", out);
+  test::write_file(dir / "empty.txt", "");
+  test::expect_refused({"disco", "build", (dir / "empty.txt").string(), "-o", out}, "no word that could be paired", out);
+  test::write_file(dir / "bad.txt", "good\n\xc3\x28\n");
+  test::expect_refused({"disco", "build", (dir / "bad.txt").string(), "-o", out}, "bad.txt:2:1: not valid UTF-8", out);
+  test::write_file(dir / "trunc.skd", test::read_file(model).substr(0, 100));
+  test::expect_refused({"disco", "similar", "--model", (dir / "trunc.skd").string(), "one", "-o", out}, "truncated", out);
+  test::write_file(dir / "gold.txt", "one\ttwo\tmany\n");
+  test::expect_refused({"disco", "evaluate", "--model", model, (dir / "gold.txt").string(), "-o", out},
+                       "gold.txt:1:9: expected a score", out);
+}
+
+}  // namespace
+}  // namespace simkit

@@ -1,0 +1,214 @@
+// DISCO on the CPU: MI (formula 3.7) and Lin similarity (3.8) against a plain float64
+// computation written here from the formulas (no code shared with simkit's), on
+// hand-made and random corpora; the model file's round trip and refusals.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "simkit/disco.hpp"
+#include "simkit/error.hpp"
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+// The reference: ASCII words (letters only, lower-cased) of each line; stop words keep
+// their positions but are never paired.
+struct Reference {
+  std::map<std::tuple<std::string, int, std::string>, double> triple;
+  std::map<std::pair<std::string, int>, double> row, column;
+  std::map<int, double> total;
+  std::map<std::string, std::map<std::pair<int, std::string>, double>> features;  // MI > 0
+
+  Reference(const std::string& text, int window, const std::set<std::string>& stop) {
+    std::string line;
+    for (std::size_t at = 0; at <= text.size(); ++at) {
+      if (at < text.size() && text[at] != '\n') {
+        line += text[at];
+        continue;
+      }
+      std::vector<std::string> words;
+      std::string word;
+      for (const char c : line + " ") {
+        if (std::isalpha(static_cast<unsigned char>(c))) {
+          word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else if (!word.empty()) {
+          words.push_back(word);
+          word.clear();
+        }
+      }
+      for (std::size_t i = 0; i < words.size(); ++i)
+        for (std::size_t j = 0; j < words.size(); ++j) {
+          const int r = static_cast<int>(j) - static_cast<int>(i);
+          if (r == 0 || std::abs(r) >= window || stop.count(words[i]) || stop.count(words[j])) continue;
+          triple[{words[i], r, words[j]}] += 1;
+          row[{words[i], r}] += 1;
+          column[{words[j], r}] += 1;
+          total[r] += 1;
+        }
+      line.clear();
+    }
+    for (const auto& [key, count] : triple) {
+      const auto& [w1, r, w2] = key;
+      const double mi = std::log(count * total[r] / (row[{w1, r}] * column[{w2, r}]));
+      if (mi > 0) features[w1][{r, w2}] = mi;
+    }
+  }
+
+  double lin(const std::string& a, const std::string& b) {
+    double shared = 0, sa = 0, sb = 0;
+    for (const auto& [f, mi] : features[a]) {
+      sa += mi;
+      if (const auto it = features[b].find(f); it != features[b].end()) shared += mi + it->second;
+    }
+    for (const auto& [f, mi] : features[b]) sb += mi;
+    return sa + sb > 0 ? shared / (sa + sb) : 0;
+  }
+};
+
+// The model's features of word i as (relation, word) -> MI; needs every word in the model.
+std::map<std::pair<int, std::string>, double> features_of(const disco::Model& m, std::size_t i) {
+  std::map<std::pair<int, std::string>, double> out;
+  const int relations = m.relations();
+  for (std::uint64_t f = m.offsets[i]; f < m.offsets[i + 1]; ++f) {
+    const int slot = static_cast<int>(m.features[f] % relations);
+    const int r = slot < m.window - 1 ? slot - (m.window - 1) : slot - (m.window - 2);
+    out[{r, m.words.at(m.features[f] / relations)}] = m.mi[f];
+  }
+  return out;
+}
+
+void expect_matches_reference(const std::string& text, int window, const std::string& stop_file,
+                              const std::set<std::string>& stop) {
+  test::TempDir dir;
+  test::write_file(dir / "corpus.txt", text);
+  disco::BuildOptions options;
+  options.window = window;
+  options.stopwords = stop_file;
+  const disco::Model model = disco::build({(dir / "corpus.txt").string()}, options);
+  Reference ref(text, window, stop);
+  for (std::size_t i = 0; i < model.size(); ++i) {
+    const auto got = features_of(model, i);
+    const auto& want = ref.features[model.words[i]];
+    ASSERT_EQ(got.size(), want.size()) << model.words[i];
+    for (const auto& [f, mi] : want) {
+      ASSERT_TRUE(got.count(f)) << model.words[i] << " lacks (" << f.first << ", " << f.second << ")";
+      EXPECT_NEAR(got.at(f), mi, 1e-6 * std::max(1.0, mi)) << model.words[i];
+    }
+  }
+  for (std::size_t a = 0; a < model.size(); ++a)
+    for (std::size_t b = 0; b < model.size(); ++b)
+      EXPECT_NEAR(disco::similarity(model, a, b), ref.lin(model.words[a], model.words[b]), 1e-6)
+          << model.words[a] << " ~ " << model.words[b];
+}
+
+TEST(Disco, HandMadeCorpusEqualsTheFormulas) {
+  const std::string text =
+      "The cat drinks milk. The dog drinks water.\n"
+      "A cat eats fish; a dog eats meat and the cat sleeps.\n"
+      "Dogs and cats drink milk, water and tea.\n"
+      "\n"
+      "milk tea water milk tea water fish meat\n";
+  expect_matches_reference(text, 4, "none", {});
+  test::TempDir dir;
+  test::write_file(dir / "stop.txt", "the\na\r\nand\n");
+  expect_matches_reference(text, 4, (dir / "stop.txt").string(), {"the", "a", "and"});
+  expect_matches_reference(text, 2, "none", {});
+  expect_matches_reference(text, 6, (dir / "stop.txt").string(), {"the", "a", "and"});
+}
+
+TEST(Disco, RandomCorporaEqualTheFormulas) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::vector<std::string> vocabulary = {"ab", "cd", "ef", "gh", "ij", "kl", "mn", "op", "qr", "st", "uv", "wx"};
+  for (int trial = 0; trial < 4; ++trial) {
+    std::string text;
+    for (int line = 0; line < 60; ++line) {
+      const int n = random.integer(0, 14);
+      for (int i = 0; i < n; ++i)  // Zipf-like: low indices more often
+        text += vocabulary[std::min(random.integer(0, 11), random.integer(0, 11))] + (i + 1 < n ? " " : "");
+      text += "\n";
+    }
+    test::TempDir dir;
+    test::write_file(dir / "stop.txt", "cd\n");
+    expect_matches_reference(text, 2 + trial, trial % 2 ? "none" : (dir / "stop.txt").string(),
+                             trial % 2 ? std::set<std::string>{} : std::set<std::string>{"cd"});
+  }
+}
+
+TEST(Disco, TopWordsKeepTheirMi) {
+  const std::string text = "red apple sweet apple red cherry sweet cherry green apple sour lemon\n"
+                           "red wine sweet wine green tea sour grape red grape sweet tea\n";
+  test::TempDir dir;
+  test::write_file(dir / "c.txt", text);
+  disco::BuildOptions all;
+  all.stopwords = "none";
+  const disco::Model full = disco::build({(dir / "c.txt").string()}, all);
+  disco::BuildOptions top = all;
+  top.words = 3;
+  const disco::Model small = disco::build({(dir / "c.txt").string()}, top);
+  ASSERT_EQ(small.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(small.words[i], full.words[i]);
+    EXPECT_EQ(std::vector<std::uint32_t>(small.features.begin() + small.offsets[i], small.features.begin() + small.offsets[i + 1]),
+              std::vector<std::uint32_t>(full.features.begin() + full.offsets[i], full.features.begin() + full.offsets[i + 1]));
+  }
+  EXPECT_TRUE(std::is_sorted(full.counts.rbegin(), full.counts.rend()));  // most frequent first
+  const auto near = disco::most_similar(full, *full.find("apple"), 3);
+  ASSERT_EQ(near.size(), 3u);
+  EXPECT_GE(near[0].score, near[1].score);
+  EXPECT_GE(near[1].score, near[2].score);
+  for (const auto& n : near) EXPECT_NEAR(n.score, disco::similarity(full, *full.find("apple"), n.word), 0);
+}
+
+TEST(Disco, ModelFileRoundTripAndDamage) {
+  test::TempDir dir;
+  test::write_file(dir / "c.txt", "one two three two one four five\nthree four five six one two\n");
+  disco::BuildOptions options;
+  options.stopwords = "none";
+  const disco::Model model = disco::build({(dir / "c.txt").string()}, options);
+  const std::string path = (dir / "m.skd").string();
+  disco::write_model(model, path);
+  const disco::Model back = disco::read_model(path);
+  EXPECT_EQ(back.words, model.words);
+  EXPECT_EQ(back.counts, model.counts);
+  EXPECT_EQ(back.features, model.features);
+  EXPECT_EQ(back.mi, model.mi);
+  EXPECT_EQ(back.mi_sums, model.mi_sums);
+  const std::string bytes = test::read_file(path);
+  const auto refusal = [](const std::string& b) {
+    try {
+      disco::parse_model(b, "m");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(refusal(bytes.substr(0, bytes.size() - 1)).find("truncated"), std::string::npos);
+  EXPECT_NE(refusal(bytes.substr(0, 20)).find("truncated"), std::string::npos);
+  std::string damaged = bytes;
+  damaged[bytes.size() / 2] ^= 1;
+  EXPECT_NE(refusal(damaged).find("checksum mismatch"), std::string::npos);
+  EXPECT_NE(refusal(std::string(200, 'x')).find("wrong magic"), std::string::npos);
+}
+
+TEST(Disco, RefusesBadText) {
+  test::TempDir dir;
+  test::write_file(dir / "bad.txt", "fine words\nbad \xff here\n");
+  try {
+    disco::build({(dir / "bad.txt").string()}, {});
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt:2:5: not valid UTF-8"), std::string::npos) << e.what();
+  }
+  disco::BuildOptions options;
+  options.window = 1;
+  EXPECT_THROW(disco::build({(dir / "bad.txt").string()}, options), UsageError);
+}
+
+}  // namespace
+}  // namespace simkit
