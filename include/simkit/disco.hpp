@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "simkit/topk.hpp"
+
 namespace simkit {
 class Progress;
 }
@@ -62,6 +64,29 @@ struct Neighbour {
 };
 // The k words most similar to `word` (itself excluded), best first, ties by lower index.
 std::vector<Neighbour> most_similar(const Model& model, std::size_t word, std::size_t k);
+
+// All pairs: every word's k most similar words (formula 3.8), through the pairwise engine.
+//   dense  the column-reduced form: the `features` features (r, w) that most words have
+//          (ties by feature id; 0 or more than there are = every feature), A the N x F
+//          matrix of their MI values and M its 0/1 pattern; the numerator A.M^T + M.A^T is
+//          one product [A|M].[M|A]^T (BLAS on the CPU, cuBLAS on the GPU), divided by
+//          s_i + s_j, the row sums of A. With every feature it equals the sparse form.
+//   sparse the compressed form: two sorted feature lists merged a pair (CPU).
+enum class Form { dense, sparse };
+struct AllPairsOptions {
+  std::size_t k = 10;
+  Form form = Form::dense;
+  std::size_t features = 0;
+  int device = -1;              // CUDA device for the dense form; -1 = the CPU
+  bool tf32 = false;            // GPU: TF32 tensor cores for the product (else exact fp32)
+  std::size_t memory_budget = 0;
+};
+// The dense form's columns: feature ids, most common first.
+std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t features);
+// Rows are words, best first, ties by lower index (the more frequent word); a word never
+// lists itself. `device_ms`, when given, receives the GPU engine's time.
+TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress = nullptr,
+                    double* device_ms = nullptr);
 
 // A word-similarity gold standard (word1<TAB>word2<TAB>score lines; WordSim-353,
 // SimLex-999, ...) and Spearman's rho of the model's similarities against its scores,

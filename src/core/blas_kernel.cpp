@@ -1,6 +1,8 @@
 #include "core/blas_kernel.hpp"
 
 #include <cblas.h>
+
+#include <mutex>
 #include <cpuid.h>
 
 #include <unistd.h>
@@ -38,6 +40,11 @@ void restart_with_better_blas(char** argv) noexcept {
     ::setenv("OPENBLAS_CORETYPE", core, 1);
     ::execv("/proc/self/exe", argv);
   }
+}
+
+void use_single_threaded_blas() noexcept {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
 }  // namespace simkit

@@ -14,4 +14,8 @@ const char* better_blas_coretype() noexcept;
 // set). Returns only when no restart is needed or it failed.
 void restart_with_better_blas(char** argv) noexcept;
 
+// For callers that run BLAS inside the pairwise engine's threads: each call then stays
+// on its thread (OpenBLAS's own threads would oversubscribe the cores). Once a process.
+void use_single_threaded_blas() noexcept;
+
 }  // namespace simkit

@@ -4,4 +4,7 @@ list(APPEND SIMKIT_CPU_SOURCES
   disco/similarity.cpp
   disco/model_io.cpp
   disco/evaluate.cpp
+  disco/all_pairs.cpp
 )
+list(APPEND SIMKIT_CUDA_SOURCES disco/cuda/all_pairs.cu)
+set(SIMKIT_NO_CUDA_SOURCES ${SIMKIT_NO_CUDA_SOURCES} disco/all_pairs_no_cuda.cpp)

@@ -3,17 +3,15 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <mutex>
 
+#include "core/blas_kernel.hpp"
 #include "neighbors/search_backends.hpp"
 #include "simkit/pairwise.hpp"
 
 namespace simkit::neighbors::detail {
 
 CpuIndex make_cpu_index(const Model& model) {
-  // Parallelism comes from the engine's threads; each BLAS call stays on its thread.
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  use_single_threaded_blas();  // parallelism comes from the engine's threads
   CpuIndex index;
   index.model = &model;
   index.inv_norms.resize(model.rows);

@@ -26,6 +26,20 @@ TEST(DiscoCli, BuildCompareSimilarEvaluate) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].rfind("apple\t1\t", 0), 0u) << lines[0];
   EXPECT_EQ(lines[1].rfind("apple\t2\t", 0), 0u) << lines[1];
+  const auto all = test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--device", "cpu"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find(lines[0] + "\n"), std::string::npos) << all.out;  // the same list as for the word alone
+  const auto sparse = test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--form", "sparse"});
+  EXPECT_EQ(sparse.out, all.out);
+  const auto full = test::run_simkit({"disco", "similar", "--model", model, "--all", "--full", "--device", "cpu"});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  const auto matrix = test::lines_of(full.out);
+  ASSERT_GE(matrix.size(), 3u);
+  EXPECT_EQ(matrix[0][0], '\t');  // the header row of words
+  if (test::gpu_available()) {
+    const auto gpu = test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--device", "cuda"});
+    EXPECT_EQ(gpu.out, all.out) << gpu.err;
+  }
   test::write_file(dir / "gold.txt", "apple\tcherry\t8\r\napple\ttea\t2\nred\tgreen\t7\nzebra\tapple\t1\n");
   const auto eval = test::run_simkit({"disco", "evaluate", "--model", model, (dir / "gold.txt").string()});
   ASSERT_EQ(eval.exit_code, 0) << eval.err;

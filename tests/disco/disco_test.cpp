@@ -212,3 +212,76 @@ TEST(Disco, RefusesBadText) {
 
 }  // namespace
 }  // namespace simkit
+
+namespace simkit {
+namespace {
+
+// A model of the bundled Brown sentences, its `words` most frequent words.
+disco::Model sample_model(std::size_t words) {
+  disco::BuildOptions options;
+  options.words = words;
+  return disco::build({(test::source_dir() / "data/samples/postings/brown-sample.txt").string()}, options);
+}
+
+// Each list's scores equal the formula for the words listed (float rounding apart), are
+// in order, and no word left out scores clearly higher than the last one kept.
+void expect_true_top_k(const disco::Model& model, const TopKLists& lists, double tolerance) {
+  ASSERT_EQ(lists.rows, model.size());
+  for (std::size_t w = 0; w < model.size(); ++w) {
+    std::vector<double> exact(model.size());
+    for (std::size_t o = 0; o < model.size(); ++o) exact[o] = o == w ? -1 : disco::similarity(model, w, o);
+    std::vector<double> sorted = exact;
+    std::sort(sorted.rbegin(), sorted.rend());
+    for (std::size_t r = 0; r < lists.k; ++r) {
+      const std::uint32_t o = lists.row_indices(w)[r];
+      ASSERT_NE(o, w);
+      ASSERT_LT(o, model.size());
+      EXPECT_NEAR(lists.row_scores(w)[r], exact[o], tolerance) << model.words[w] << " rank " << r;
+      EXPECT_NEAR(lists.row_scores(w)[r], sorted[r], tolerance) << model.words[w] << " rank " << r;
+    }
+  }
+}
+
+TEST(DiscoAllPairs, DenseAndSparseEqualTheFormula) {
+  const disco::Model model = sample_model(test::quick() ? 150 : 400);
+  disco::AllPairsOptions options;
+  options.k = 8;
+  options.form = disco::Form::sparse;
+  const TopKLists sparse = disco::all_pairs(model, options);
+  expect_true_top_k(model, sparse, 1e-6);
+  options.form = disco::Form::dense;  // every feature: the same scores
+  const TopKLists dense = disco::all_pairs(model, options);
+  expect_true_top_k(model, dense, 1e-5);
+  for (std::size_t i = 0; i < dense.scores.size(); ++i) EXPECT_NEAR(dense.scores[i], sparse.scores[i], 1e-5);
+}
+
+TEST(DiscoAllPairs, ReducedColumnsEqualAReducedModel) {
+  const disco::Model model = sample_model(200);
+  const std::vector<std::uint32_t> columns = disco::dense_columns(model, 300);
+  ASSERT_EQ(columns.size(), 300u);
+  // The same model with only those features, scored by the sparse formula.
+  disco::Model reduced = model;
+  reduced.features.clear();
+  reduced.mi.clear();
+  reduced.offsets = {0};
+  reduced.mi_sums.clear();
+  const std::set<std::uint32_t> keep(columns.begin(), columns.end());
+  for (std::size_t w = 0; w < model.size(); ++w) {
+    double sum = 0;
+    for (std::uint64_t i = model.offsets[w]; i < model.offsets[w + 1]; ++i)
+      if (keep.count(model.features[i])) {
+        reduced.features.push_back(model.features[i]);
+        reduced.mi.push_back(model.mi[i]);
+        sum += model.mi[i];
+      }
+    reduced.offsets.push_back(reduced.features.size());
+    reduced.mi_sums.push_back(sum);
+  }
+  disco::AllPairsOptions options;
+  options.k = 5;
+  options.features = 300;
+  expect_true_top_k(reduced, disco::all_pairs(model, options), 1e-5);
+}
+
+}  // namespace
+}  // namespace simkit

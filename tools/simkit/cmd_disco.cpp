@@ -30,6 +30,11 @@ struct QueryOptions {
   std::size_t k = 10;
   std::string format = "tsv";
   std::string output = "-";
+  bool all = false;       // similar: every word
+  bool full = false;      // similar --all: the N x N matrix
+  std::string form = "dense";
+  std::size_t features = 0;
+  std::string precision = "fp32";
 };
 
 int run_build(const BuildOptions& options) {
@@ -65,11 +70,75 @@ int run_compare(const QueryOptions& options) {
   return kExitOk;
 }
 
+// Every word's k most similar words (or the whole matrix) through the pairwise engine.
+int run_similar_all(const QueryOptions& options, const Context& context, const disco::Model& model) {
+  if (!options.words.empty()) throw UsageError("--all takes no words");
+  if (options.form != "dense" && options.form != "sparse")
+    throw UsageError(fmt::format("--form {}: expected dense or sparse", quote(options.form)));
+  if (options.precision != "fp32" && options.precision != "tf32")
+    throw UsageError(fmt::format("--precision {}: expected fp32 or tf32", quote(options.precision)));
+  if (options.full && model.size() > 20000)
+    throw UsageError(fmt::format("--full prints an N x N matrix; {} words is too many (at most 20,000)", model.size()));
+  disco::AllPairsOptions all;
+  all.k = options.full ? std::max<std::size_t>(model.size(), 2) - 1 : std::min(options.k, std::max<std::size_t>(model.size(), 2) - 1);
+  all.form = options.form == "dense" ? disco::Form::dense : disco::Form::sparse;
+  all.features = options.features;
+  all.tf32 = options.precision == "tf32";
+  all.memory_budget = context.memory_budget;
+  if (context.device.cuda && all.form == disco::Form::dense) all.device = context.device.index;
+  const auto start = std::chrono::steady_clock::now();
+  TopKLists lists;
+  double device_ms = -1;
+  {
+    Progress progress("pairs", model.size() * (model.size() - (model.size() > 0)) / 2, "pairs");
+    lists = disco::all_pairs(model, all, &progress, &device_ms);
+  }
+  if (context.timings)
+    note(fmt::format("timing: all pairs of {} words ({} form{}) on {} in {:.3f} s{}", model.size(), options.form,
+                     all.form == disco::Form::dense ? fmt::format(", {} columns", disco::dense_columns(model, all.features).size()) : "",
+                     all.device >= 0 ? context.device.name : "cpu", seconds_since(start),
+                     device_ms >= 0 ? fmt::format(" ({:.1f} ms on the device)", device_ms) : ""));
+  OutputFile out(options.output);
+  fmt::memory_buffer text;
+  const auto flush = [&](bool last) {
+    if (text.size() > (1u << 20) || last) out.write({text.data(), text.size()}), text.clear();
+  };
+  if (options.full) {
+    // A header of words, then a row a word: its score with every word (1 with itself
+    // when it has features).
+    std::vector<float> row(model.size());
+    for (std::size_t w = 0; w < model.size(); ++w) fmt::format_to(std::back_inserter(text), "\t{}", model.words[w]);
+    text.push_back('\n');
+    for (std::size_t w = 0; w < model.size(); ++w) {
+      std::fill(row.begin(), row.end(), 0.0f);
+      row[w] = model.mi_sums[w] > 0 ? 1.0f : 0.0f;
+      for (std::size_t r = 0; r < lists.k; ++r)
+        if (lists.row_indices(w)[r] != kNoIndex) row[lists.row_indices(w)[r]] = lists.row_scores(w)[r];
+      fmt::format_to(std::back_inserter(text), "{}", model.words[w]);
+      for (const float v : row) fmt::format_to(std::back_inserter(text), "\t{:.6f}", v);
+      text.push_back('\n');
+      flush(false);
+    }
+  } else {
+    for (std::size_t w = 0; w < model.size(); ++w) {
+      for (std::size_t r = 0; r < lists.k && lists.row_indices(w)[r] != kNoIndex; ++r)
+        fmt::format_to(std::back_inserter(text), "{}\t{}\t{}\t{:.6f}\n", model.words[w], r + 1,
+                       model.words[lists.row_indices(w)[r]], lists.row_scores(w)[r]);
+      flush(false);
+    }
+  }
+  flush(true);
+  out.commit();
+  return kExitOk;
+}
+
 int run_similar(const QueryOptions& options) {
   if (options.format != "tsv") throw UsageError(fmt::format("--format {}: expected tsv", quote(options.format)));
   if (options.k == 0) throw UsageError("--k must be at least 1");
-  make_context(options.common);
+  const Context context = make_context(options.common);
   const disco::Model model = disco::read_model(options.model);
+  if (options.all || options.full) return run_similar_all(options, context, model);
+  if (options.words.empty()) throw UsageError("give words, or --all");
   std::string text;
   for (const std::string& word : options.words) {
     const std::size_t row = disco::lookup(model, word);
@@ -110,6 +179,7 @@ Runner add_disco_command(CLI::App& app) {
       "  simkit disco build corpus.txt -o corpus.skd --words 20000\n"
       "  simkit disco similar --model corpus.skd king queen --k 10\n"
       "  simkit disco compare --model corpus.skd cat dog\n"
+      "  simkit disco similar --model corpus.skd --all --k 10 -o neighbours.tsv\n"
       "  simkit disco evaluate --model corpus.skd EN-WS-353-ALL.txt");
 
   CLI::App* b = command->add_subcommand(
@@ -133,7 +203,8 @@ Runner add_disco_command(CLI::App& app) {
   const auto add_query = [&](const char* name, const char* what, QueryOptions& o, const char* words) {
     CLI::App* sub = command->add_subcommand(name, what);
     sub->add_option("-m,--model", o.model, "the model (.skd, from 'simkit disco build')")->required();
-    sub->add_option(words[0] == 'g' ? "gold" : "words", o.words, words)->required();
+    auto* positional = sub->add_option(words[0] == 'g' ? "gold" : "words", o.words, words);
+    if (std::string(name) != "similar") positional->required();
     sub->add_option("-o,--output", o.output, "output file (default: standard output)");
     add_common_options(*sub, o.common);
     return sub;
@@ -141,10 +212,18 @@ Runner add_disco_command(CLI::App& app) {
   add_query("compare", "Prints 'W1<TAB>W2<TAB>score', Lin's similarity of two words (0..1, 6 decimals).", *compare,
             "the two words");
   CLI::App* s = add_query("similar", "Prints 'word<TAB>rank<TAB>neighbour<TAB>score' for each word's k most similar "
-                                     "words (ties by the more frequent word).",
+                                     "words (ties by the more frequent word); --all: for every word.",
                           *similar, "the words");
   s->add_option("-k,--k", similar->k, "neighbours per word")->capture_default_str();
   s->add_option("--format", similar->format, "tsv")->capture_default_str();
+  s->add_flag("--all", similar->all, "every word's k most similar words (all pairs, on the GPU when there is one)");
+  s->add_flag("--full", similar->full, "with --all: the whole N x N matrix (N <= 20,000), a header of words first");
+  s->add_option("--form", similar->form, "--all: dense (one matrix product; --features columns) or sparse (merges, CPU)")
+      ->capture_default_str();
+  s->add_option("--features", similar->features, "--all, dense: the F features most words have (0 = every feature)")
+      ->capture_default_str();
+  s->add_option("--precision", similar->precision, "--all on a GPU: fp32 (exact) or tf32 (tensor cores)")
+      ->capture_default_str();
   add_query("evaluate",
             "Spearman's rho of the model's similarities against word-similarity gold standards\n"
             "('word1<TAB>word2<TAB>score' lines), over the pairs the vocabulary covers (reported).",

@@ -1,0 +1,69 @@
+// Every word's k most similar words on the CPU (dense: BLAS products; sparse: merges),
+// or through the GPU engine (dense), via the blocked pairwise engine in symmetric mode.
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include <cblas.h>
+
+#include "core/blas_kernel.hpp"
+#include "disco/dense.hpp"
+#include "disco/gpu.hpp"
+#include "simkit/error.hpp"
+#include "simkit/pairwise.hpp"
+
+namespace simkit::disco {
+
+std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t features) {
+  std::unordered_map<std::uint32_t, std::uint32_t> words_having;
+  for (const std::uint32_t f : model.features) ++words_having[f];
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> all(words_having.begin(), words_having.end());
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  if (features != 0 && features < all.size()) all.resize(features);
+  std::vector<std::uint32_t> out;
+  for (const auto& [f, n] : all) out.push_back(f);
+  return out;
+}
+
+TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress, double* device_ms) {
+  if (model.size() > 0xFFFFFFFEull) throw Failure("too many words for 32-bit indices");
+  PairwiseJob job;
+  job.rows_a = job.rows_b = model.size();
+  job.k = options.k;
+  job.symmetric = true;
+  job.exclude_self = true;
+  job.memory_budget = options.memory_budget;
+  job.progress = progress;
+  if (options.form == Form::sparse) {
+    if (options.device >= 0) throw UsageError("the sparse form runs on the CPU only (use --form dense on a GPU)");
+    return pairwise_cpu(job, [&](RowRange a, RowRange b, float* out, std::size_t ld) {
+             for (std::size_t i = a.begin; i < a.end; ++i)
+               for (std::size_t j = b.begin; j < b.end; ++j)
+                 out[(i - a.begin) * ld + (j - b.begin)] = static_cast<float>(similarity(model, i, j));
+           }).topk;
+  }
+  const detail::DenseRows rows(model, options.features);
+  if (options.device >= 0) return detail::all_pairs_gpu(model, rows, job, options, device_ms);
+  const std::size_t width = 2 * rows.width;
+  use_single_threaded_blas();  // parallelism comes from the engine's threads
+  return pairwise_cpu(job, [&](RowRange a, RowRange b, float* out, std::size_t ld) {
+           thread_local std::vector<float> left, right;
+           left.resize(a.size() * width);
+           right.resize(b.size() * width);
+           rows.write(model, a.begin, a.size(), true, left.data());
+           rows.write(model, b.begin, b.size(), false, right.data());
+           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(a.size()), static_cast<int>(b.size()),
+                       static_cast<int>(width), 1.0f, left.data(), static_cast<int>(width), right.data(),
+                       static_cast<int>(width), 0.0f, out, static_cast<int>(ld));
+           for (std::size_t i = 0; i < a.size(); ++i)
+             for (std::size_t j = 0; j < b.size(); ++j) {
+               const float d = rows.sums[a.begin + i] + rows.sums[b.begin + j];
+               float& s = out[i * ld + j];
+               s = d > 0 ? s / d : 0.0f;
+             }
+         }).topk;
+}
+
+}  // namespace simkit::disco

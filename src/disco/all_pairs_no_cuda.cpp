@@ -1,0 +1,11 @@
+// The GPU all-pairs path of a CPU-only build: it says so.
+#include "disco/gpu.hpp"
+#include "simkit/error.hpp"
+
+namespace simkit::disco::detail {
+
+TopKLists all_pairs_gpu(const Model&, const DenseRows&, const PairwiseJob&, const AllPairsOptions&, double*) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+}  // namespace simkit::disco::detail

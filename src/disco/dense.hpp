@@ -1,0 +1,58 @@
+// Internal: the column-reduced (dense) rows of a model, shared by the CPU and GPU paths.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "simkit/disco.hpp"
+
+namespace simkit::disco::detail {
+
+// Maps feature ids to dense columns and writes rows [A_i | M_i] (left) or [M_i | A_i]
+// (right), 2F floats each, so that left_i . right_j = (A.M^T + M.A^T)_ij.
+struct DenseRows {
+  std::vector<std::uint32_t> columns;  // feature ids, sorted, for lookup
+  std::vector<std::uint32_t> column_of;  // dense column of columns[c]
+  std::vector<float> sums;              // row sums of A, per word
+  std::size_t width = 0;                // F
+
+  DenseRows(const Model& model, std::size_t features) {
+    const std::vector<std::uint32_t> chosen = dense_columns(model, features);
+    width = chosen.size();
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
+    for (std::size_t c = 0; c < chosen.size(); ++c) by_id.emplace_back(chosen[c], static_cast<std::uint32_t>(c));
+    std::sort(by_id.begin(), by_id.end());
+    for (const auto& [id, c] : by_id) columns.push_back(id), column_of.push_back(c);
+    sums.assign(model.size(), 0);
+    for (std::size_t w = 0; w < model.size(); ++w) {
+      double s = 0;
+      for_each(model, w, [&](std::size_t, float mi) { s += mi; });
+      sums[w] = static_cast<float>(s);
+    }
+  }
+
+  // Calls f(column, mi) for each of word w's features among the columns.
+  template <typename F>
+  void for_each(const Model& m, std::size_t w, F&& f) const {
+    auto it = columns.begin();
+    for (std::uint64_t i = m.offsets[w]; i < m.offsets[w + 1]; ++i) {
+      it = std::lower_bound(it, columns.end(), m.features[i]);
+      if (it == columns.end()) return;
+      if (*it == m.features[i]) f(column_of[static_cast<std::size_t>(it - columns.begin())], m.mi[i]);
+    }
+  }
+
+  // Rows first .. first + count into out (count x 2F, row-major).
+  void write(const Model& m, std::size_t first, std::size_t count, bool left, float* out) const {
+    std::fill(out, out + count * 2 * width, 0.0f);
+    for (std::size_t r = 0; r < count; ++r) {
+      float* row = out + r * 2 * width;
+      for_each(m, first + r, [&](std::size_t c, float mi) {
+        row[left ? c : width + c] = mi;
+        row[left ? width + c : c] = 1.0f;
+      });
+    }
+  }
+};
+
+}  // namespace simkit::disco::detail

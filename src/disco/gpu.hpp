@@ -1,0 +1,14 @@
+// Internal: the dense all-pairs job on a GPU (src/disco/cuda/all_pairs.cu).
+#pragma once
+
+#include "disco/dense.hpp"
+#include "simkit/pairwise.hpp"
+
+namespace simkit::disco::detail {
+
+// The job on CUDA device options.device: [A|M] rows of a block against [M|A] rows by
+// cuBLAS (fp32 or tf32), each score divided by s_i + s_j. Throws Failure without CUDA.
+TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const PairwiseJob& job,
+                        const AllPairsOptions& options, double* device_ms);
+
+}  // namespace simkit::disco::detail

@@ -1,0 +1,53 @@
+// Dense Lin all-pairs on the GPU against the CPU: fp32 within 1e-5, TF32 lists mostly equal.
+#include <gtest/gtest.h>
+
+#include "simkit/disco.hpp"
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+disco::Model sample_model(std::size_t words) {
+  disco::BuildOptions options;
+  options.words = words;
+  return disco::build({(test::source_dir() / "data/samples/postings/brown-sample.txt").string()}, options);
+}
+
+TEST(GpuDisco, DenseEqualsTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  const disco::Model model = sample_model(test::quick() ? 300 : 3000);
+  for (const std::size_t features : {std::size_t{0}, std::size_t{500}}) {
+    disco::AllPairsOptions options;
+    options.k = 10;
+    options.features = features;
+    const TopKLists cpu = disco::all_pairs(model, options);
+    options.device = 0;
+    double ms = -1;
+    const TopKLists gpu = disco::all_pairs(model, options, nullptr, &ms);
+    EXPECT_GE(ms, 0.0);
+    ASSERT_EQ(gpu.scores.size(), cpu.scores.size());
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < cpu.scores.size(); ++i) {
+      EXPECT_NEAR(gpu.scores[i], cpu.scores[i], 1e-5) << "slot " << i << ", features " << features;
+      same += gpu.indices[i] == cpu.indices[i];
+    }
+    EXPECT_GE(same, cpu.indices.size() * 99 / 100) << "features " << features;  // near-ties may swap
+
+    // A budget so small that B is not resident and A comes in many blocks.
+    options.memory_budget = 8u << 20;
+    const TopKLists small = disco::all_pairs(model, options);
+    for (std::size_t i = 0; i < cpu.scores.size(); ++i) EXPECT_NEAR(small.scores[i], cpu.scores[i], 1e-5);
+
+    options.memory_budget = 0;
+    options.tf32 = true;
+    const TopKLists tf32 = disco::all_pairs(model, options);
+    std::size_t overlap = 0;
+    for (std::size_t w = 0; w < model.size(); ++w)
+      for (const auto i : tf32.row_indices(w))
+        for (const auto j : cpu.row_indices(w)) overlap += i == j;
+    EXPECT_GE(overlap, cpu.indices.size() * 95 / 100) << "TF32 top-10 overlap";
+  }
+}
+
+}  // namespace
+}  // namespace simkit
