@@ -3,23 +3,26 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [sweep]   (default: all but sweep)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [disco] [sweep]   (default: all but sweep)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
 # postings: simkit_bench_postings on the seed's data shape (synthetic) and on the whole Brown
 # Corpus (.gpu/postings.tar.xz, staged by gpu-stage.sh), every CPU algorithm against the GPU.
+# disco: simkit_bench_disco at the thesis's sizes (dense all pairs, fp32 and tf32, synthetic
+# MI matrices; DISCO_SIZES) with its PyTorch peer, and a model of the real corpus
+# (.gpu/disco.tar.xz) built and scored against the gold standards.
 # OUT receives summary.txt, logs.tar.gz (every log and XML report) and the benchmark JSON;
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
-# SAN_TESTS names the test programs compute-sanitizer runs (default: all four).
+# SAN_TESTS names the test programs compute-sanitizer runs (default: all five).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
 # out or a benchmark fails; 0 otherwise.
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
-parts=${*:-tests sanitize bench dedup postings}
+parts=${*:-tests sanitize bench dedup postings disco}
 step_timeout=${STEP_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-240}
 mkdir -p "$final/logs"
@@ -69,7 +72,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
     start=$(date +%s)
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests}; do
+    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests}; do
       t="$stage/bin/$name"
       timeout "$san_timeout" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$t" --gtest_filter="$filter" --gtest_brief=1 >> "$log" 2>&1
@@ -116,6 +119,28 @@ if [[ " $parts " == *" postings "* ]]; then
   fi
 fi
 
+if [[ " $parts " == *" disco "* ]]; then
+  sizes=${DISCO_SIZES:-5000,10000,20000,50000,100000}
+  extra=()
+  if [ -f .gpu/disco.tar.xz ]; then
+    data=$(mktemp -d)
+    tar -C "$data" -xJf .gpu/disco.tar.xz
+    extra=(--corpus "$data/disco/corpus.txt" --gold "$data/disco/EN-WS-353-ALL.txt" "$data/disco/EN-SIMLEX-999.txt"
+      "$data/disco/EN-RG-65.txt")
+  fi
+  timeout "$step_timeout" "$stage"/bin/simkit_bench_disco --device cuda --sizes "$sizes" "${extra[@]}" \
+    --json "$out/disco_gpu.json" > "$out/disco_gpu.txt" 2> "$out/disco_gpu.log"
+  status=$?
+  note "simkit_bench_disco: exit $status"
+  [ "$status" -eq 0 ] || failed=1
+  grep '^bench:' "$out/disco_gpu.log" | cut -c1-300
+  timeout "$step_timeout" python3 bench/peers/torch_disco.py --sizes "$sizes" --json "$out/disco_torch.json" \
+    > "$out/disco_torch.txt" 2>&1
+  note "torch disco peer: exit $?"
+  cat "$out/disco_torch.txt" | tail -n 8
+  [ -n "${data:-}" ] && rm -rf "$data"
+fi
+
 if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
   data=$(mktemp -d)
   tar -C "$data" -xJf .gpu/boost.tar.xz
@@ -158,7 +183,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

