@@ -1,7 +1,7 @@
 // Dense Lin similarity on the GPU: a BlockScorer for the pairwise engine. The [M|A] rows
-// of every word stay on the device when they fit the budget's half (else the engine
-// loads blocks of them); a block of [A|M] rows is built on the host and copied; cuBLAS
-// multiplies them (fp32, or TF32 tensor cores) and a small kernel divides each score by
+// of every word stay on the device when they fit the budget's half, and cuBLAS (fp32, or
+// TF32 tensor cores) multiplies their halves in place; otherwise the engine loads blocks
+// of [A|M] and [M|A] rows built on the host. A small kernel divides each score by
 // s_i + s_j.
 #include <cstring>
 #include <vector>
@@ -47,22 +47,37 @@ class LinScorer final : public gpu::BlockScorer {
   }
   ~LinScorer() override { cublasDestroy(cublas_); }
 
-  std::size_t bytes_per_row_a() const override { return width_ * sizeof(float); }
+  // With every [M|A] row resident, blocks of A need no staging: their halves are read in
+  // place (see score()).
+  std::size_t bytes_per_row_a() const override { return b_resident() ? sizeof(float) : width_ * sizeof(float); }
   std::size_t bytes_per_row_b() const override { return width_ * sizeof(float); }
   bool b_resident() const override { return resident_.size() > 0; }
-  void load_a(RowRange rows, void* slot, gpu::Stream stream) override { load(rows, true, slot, stream); }
+  void load_a(RowRange rows, void* slot, gpu::Stream stream) override {
+    if (!b_resident()) load(rows, true, slot, stream);
+  }
   void load_b(RowRange rows, void* slot, gpu::Stream stream) override { load(rows, false, slot, stream); }
   void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b, float* tile, std::size_t ld,
              gpu::Stream stream) override {
-    const float* rows_b = b_resident() ? resident_.get() + b.begin * width_ : static_cast<const float*>(b_slot);
     // tile (row-major a x b, stride ld) seen column-major is (b x a) = B(b x w) . A^T.
     SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_, stream));
     const float one = 1.0f, zero = 0.0f;
-    SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
-                                     static_cast<int>(a.size()), static_cast<int>(width_), &one, rows_b, CUDA_R_32F,
-                                     static_cast<int>(width_), a_slot, CUDA_R_32F, static_cast<int>(width_), &zero,
-                                     tile, CUDA_R_32F, static_cast<int>(ld),
-                                     tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    const cublasComputeType_t compute = tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const auto gemm = [&](const float* b_rows, const float* a_rows, int depth, int lead, const float* beta) {
+      SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
+                                       static_cast<int>(a.size()), depth, &one, b_rows, CUDA_R_32F, lead, a_rows,
+                                       CUDA_R_32F, lead, beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
+                                       CUBLAS_GEMM_DEFAULT));
+    };
+    const int w = static_cast<int>(width_), f = w / 2;
+    if (b_resident()) {
+      // Rows [M|A] of both blocks in place: A_a.M_b^T + M_a.A_b^T as two products of halves.
+      const float* ya = resident_.get() + a.begin * width_;
+      const float* yb = resident_.get() + b.begin * width_;
+      gemm(yb, ya + f, f, w, &zero);  // M_b . A_a^T
+      gemm(yb + f, ya, f, w, &one);   // A_b . M_a^T, added
+    } else {
+      gemm(static_cast<const float*>(b_slot), static_cast<const float*>(a_slot), w, w, &zero);
+    }
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(a.size(), 65535));
     divide_by_sums<<<blocks, 256, 0, stream>>>(tile, ld, a.size(), b.size(), sums_.get() + a.begin,
                                                sums_.get() + b.begin);
