@@ -131,6 +131,19 @@ def main(binary):
         with open(skp, "rb") as f:
             put("skp", "small.skp", f.read())
     copy_bad("skp", "skp")
+    # DISCO: a model built from a few sentences, gold standards (ours and the bad ones).
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = os.path.join(tmp, "corpus.txt")
+        with open(corpus, "w") as f:
+            f.write("the red apple is sweet\nthe red cherry is sweet\na green apple is sour\nGreen tea\n")
+        skd = os.path.join(tmp, "m.skd")
+        subprocess.run([binary, "disco", "build", corpus, "-o", skd, "-q", "--window", "3"], check=True)
+        with open(skd, "rb") as f:
+            put("skd", "small.skd", f.read())
+    copy_bad("skd", "skd")
+    put("gold", "ws.txt", "love\tsex\t6.77\r\ntiger\tcat\t7.35\ntiger\ttiger\t10.00\n")
+    put("gold", "ties.txt", "a\tb\t1\nc\td\t1\ne\tf\t2e0\n\n")
+    copy_bad("gold", "gold")
     put("postings_query", "ids.txt", b"\x00" + b"0 2\n1\t4\r\n3 3 3\n")
     put("postings_query", "words.txt", "\x01alpha beta\nCafé, 日本\nunknown alpha\n")
     for name in sorted(os.listdir(os.path.join(ROOT, "tests", "bad-inputs", "exp-query"))):

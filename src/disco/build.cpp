@@ -10,6 +10,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
+#include "core/lines.hpp"
 #include "core/utf8.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
@@ -37,18 +38,12 @@ std::unordered_set<std::string> load_stopwords(const std::string& spec) {
     return stop;
   }
   const MappedFile file = MappedFile::open(spec);
-  std::uint64_t number = 0;
-  for (std::size_t at = 0; at < file.size();) {
-    std::size_t end = file.text().find('\n', at);
-    if (end == std::string_view::npos) end = file.size();
-    std::string_view word = file.text().substr(at, end - at);
-    ++number;
+  for_each_line(file.text(), [&](std::string_view word, std::uint64_t number) {
     while (!word.empty() && (word.back() == '\r' || word.back() == ' ' || word.back() == '\t')) word.remove_suffix(1);
     if (first_invalid_utf8(word) != std::string_view::npos)
       throw InputError(Location::at_line(spec, number), "stop word is not valid UTF-8");
     if (!word.empty()) stop.emplace(word);
-    at = end + 1;
-  }
+  });
   return stop;
 }
 
@@ -70,13 +65,7 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   std::vector<Line> lines;
   for (std::size_t f = 0; f < files.size(); ++f) {
     const std::string_view text = mapped.emplace_back(MappedFile::open(files[f])).text();
-    std::uint64_t number = 0;
-    for (std::size_t at = 0; at < text.size();) {
-      std::size_t end = text.find('\n', at);
-      if (end == std::string_view::npos) end = text.size();
-      lines.push_back({text.substr(at, end - at), f, ++number});
-      at = end + 1;
-    }
+    for_each_line(text, [&](std::string_view line, std::uint64_t number) { lines.push_back({line, f, number}); });
   }
   const std::size_t blocks = (lines.size() + kBlock - 1) / kBlock;
   tbb::enumerable_thread_specific<Tokenizer> tokenizers([&] { return Tokenizer(!options.keep_case); });

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/lines.hpp"
 #include "core/utf8.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
@@ -54,15 +55,9 @@ std::vector<GoldPair> read_gold(const std::string& path) {
   const MappedFile file = MappedFile::open(path);
   const std::string_view text = file.text();
   std::vector<GoldPair> pairs;
-  std::uint64_t number = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    ++number;
+  for_each_line(text, [&](std::string_view line, std::uint64_t number) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    if (line.empty()) continue;
+    if (line.empty()) return;
     if (const std::size_t bad = first_invalid_utf8(line); bad != std::string_view::npos)
       throw InputError(Location::at_line(path, number, bad + 1), "not valid UTF-8");
     const std::size_t t1 = line.find('\t'), t2 = t1 == std::string_view::npos ? t1 : line.find('\t', t1 + 1);
@@ -74,7 +69,7 @@ std::vector<GoldPair> read_gold(const std::string& path) {
     if (error != std::errc{} || stop != score.data() + score.size() || !std::isfinite(p.score))
       throw InputError(Location::at_line(path, number, t2 + 2), fmt::format("expected a score, found {}", quote(score)));
     pairs.push_back(std::move(p));
-  }
+  });
   if (pairs.empty()) throw InputError(Location{path}, "no word pairs (expected 'word1<TAB>word2<TAB>score' lines)");
   return pairs;
 }

@@ -7,6 +7,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include "core/lines.hpp"
 #include "core/utf8.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -38,13 +39,7 @@ Index build_index(const std::vector<std::string>& files, const BuildOptions& opt
       documents.push_back({text, f, 0});
       continue;
     }
-    std::uint64_t line = 0;
-    for (std::size_t at = 0; at < text.size();) {
-      std::size_t end = text.find('\n', at);
-      if (end == std::string_view::npos) end = text.size();
-      documents.push_back({text.substr(at, end - at), f, ++line});
-      at = end + 1;
-    }
+    for_each_line(text, [&](std::string_view line, std::uint64_t number) { documents.push_back({line, f, number}); });
   }
   if (documents.size() > (std::uint64_t{1} << 32) - 1)
     throw InputError(Location::at_line(files.back(), documents.back().line),

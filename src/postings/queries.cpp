@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/lines.hpp"
 #include "core/utf8.hpp"
 #include "postings/lists.hpp"
 #include "simkit/error.hpp"
@@ -47,12 +48,7 @@ Queries parse_queries(std::string_view text, const std::string& name, const Inde
   Queries queries;
   Tokenizer tokenizer(!keep_case);
   std::vector<std::string> found;
-  std::uint64_t line_no = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(at, end - at);
-    ++line_no;
+  for_each_line(text, [&](std::string_view line, std::uint64_t line_no) {
     const Location where = Location::at_line(name, line_no);
     if (words) {
       if (const std::size_t bad = first_invalid_utf8(line); bad != std::string_view::npos)
@@ -69,8 +65,7 @@ Queries parse_queries(std::string_view text, const std::string& name, const Inde
       throw InputError(where, words ? "expected a query (words), found a line without words"
                                     : "expected a query (term ids separated by blanks), found an empty line");
     queries.offsets.push_back(queries.terms.size());
-    at = end + 1;
-  }
+  });
   return queries;
 }
 

@@ -54,7 +54,7 @@ def npy(descr, fortran, shape, data):
 
 def main(binary):
     for fmt in ("glove", "word2vec", "word2vec-binary", "npy", "skv", "any", "ssdeep", "exp-index", "exp-query", "skp",
-                "postings-docs"):
+                "postings-docs", "skd", "gold", "disco-corpus"):
         shutil.rmtree(os.path.join(HERE, fmt), ignore_errors=True)
     rng = random.Random(20261122)
 
@@ -205,6 +205,36 @@ def main(binary):
     terms = bytearray(valid)
     terms[16:24] = struct.pack("<Q", 10**15)
     case("skp", "absurd_terms.skp", bytes(terms), [": byte 16", "more than"])
+
+    # DISCO (simkit disco): damaged models, bad gold standards, bad corpora.
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = os.path.join(tmp, "corpus.txt")
+        with open(corpus, "w") as f:
+            f.write("the red apple is sweet\nthe red cherry is sweet\na green apple is sour\n")
+        skd = os.path.join(tmp, "m.skd")
+        subprocess.run([binary, "disco", "build", corpus, "-o", skd, "-q"], check=True)
+        with open(skd, "rb") as f:
+            valid = f.read()
+    os.makedirs(os.path.join(HERE, "gold"), exist_ok=True)
+    with open(os.path.join(HERE, "gold", "_model.skd"), "wb") as f:
+        f.write(valid)
+    flipped = bytearray(valid)
+    flipped[70] ^= 1
+    case("skd", "checksum.skd", bytes(flipped), ["checksum mismatch"])
+    case("skd", "truncated.skd", valid[:-5], ["truncated: the header says"])
+    case("skd", "header_only.skd", valid[:40], ["truncated: shorter than an .skd header"])
+    version = bytearray(valid)
+    version[8:12] = struct.pack("<I", 3)
+    case("skd", "version.skd", bytes(version), [": byte 8", ".skd version 3 is not supported"])
+    window = bytearray(valid)
+    window[16:20] = struct.pack("<I", 1)
+    case("skd", "window.skd", bytes(window), [": byte 16", "corrupt header"])
+    case("gold", "no_tabs.txt", "love sex 6.77\n", [":1:", "expected 'word1<TAB>word2<TAB>score'"])
+    case("gold", "bad_score.txt", "love\tsex\t6.77\ntiger\tcat\tseven\n", [":2:11:", "expected a score"])
+    case("gold", "empty.txt", "\n\n", ["no word pairs"])
+    case("gold", "not_utf8.txt", "caf\xe9\tcoffee\t8\n", [":1:4:", "not valid UTF-8"])
+    case("disco-corpus", "not_utf8.txt", "good words here\nbad \xc3\x28 byte\n", [":2:5:", "not valid UTF-8"])
+    case("disco-corpus", "only_stopwords.txt", "the and of\na the\n", ["no word that could be paired"])
 
 
 if __name__ == "__main__":

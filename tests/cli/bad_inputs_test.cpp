@@ -39,7 +39,8 @@ std::vector<BadFile> corpus() {
 
 // ssdeep hash lists go to simkit dedup; posting-list files to simkit postings (an index
 // with the folder's good queries, queries against the folder's good index, documents to
-// build); every other format to simkit neighbors as a model.
+// build); DISCO models, gold standards and corpora to simkit disco; every other format
+// to simkit neighbors as a model.
 std::vector<std::string> command_for(const BadFile& f, const fs::path& out) {
   std::vector<std::string> args;
   const std::string folder = f.path.parent_path().filename().string();
@@ -52,6 +53,12 @@ std::vector<std::string> command_for(const BadFile& f, const fs::path& out) {
             "--device", "cpu", "-o", out.string()};
   } else if (folder == "postings-docs") {
     args = {"postings", "build", f.path.string(), "-o", out.string()};
+  } else if (folder == "skd") {
+    args = {"disco", "similar", "--model", f.path.string(), "apple", "-o", out.string()};
+  } else if (folder == "gold") {
+    args = {"disco", "evaluate", "--model", dir + "/_model.skd", f.path.string(), "-o", out.string()};
+  } else if (folder == "disco-corpus") {
+    args = {"disco", "build", f.path.string(), "-o", out.string()};
   } else if (folder == "ssdeep") {
     args = {"dedup", f.path.string(), "--device", "cpu", "-o", out.string()};
   } else {
@@ -64,7 +71,7 @@ std::vector<std::string> command_for(const BadFile& f, const fs::path& out) {
   return args;
 }
 
-TEST(BadInputs, CorpusIsThere) { EXPECT_GE(corpus().size(), 69u); }
+TEST(BadInputs, CorpusIsThere) { EXPECT_GE(corpus().size(), 80u); }
 
 TEST(BadInputs, EachIsRefusedWithOneLine) {
   for (const BadFile& f : corpus()) {

@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "disco_fixture.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
 #include "test_support.hpp"
@@ -216,12 +217,7 @@ TEST(Disco, RefusesBadText) {
 namespace simkit {
 namespace {
 
-// A model of the bundled Brown sentences, its `words` most frequent words.
-disco::Model sample_model(std::size_t words) {
-  disco::BuildOptions options;
-  options.words = words;
-  return disco::build({(test::source_dir() / "data/samples/postings/brown-sample.txt").string()}, options);
-}
+using test::sample_model;
 
 // Each list's scores equal the formula for the words listed (float rounding apart), are
 // in order, and no word left out scores clearly higher than the last one kept.

@@ -1,17 +1,14 @@
 // Dense Lin all-pairs on the GPU against the CPU: fp32 within 1e-5, TF32 lists mostly equal.
 #include <gtest/gtest.h>
 
+#include "disco_fixture.hpp"
 #include "simkit/disco.hpp"
 #include "test_support.hpp"
 
 namespace simkit {
 namespace {
 
-disco::Model sample_model(std::size_t words) {
-  disco::BuildOptions options;
-  options.words = words;
-  return disco::build({(test::source_dir() / "data/samples/postings/brown-sample.txt").string()}, options);
-}
+using test::sample_model;
 
 TEST(GpuDisco, DenseEqualsTheCpu) {
   SIMKIT_REQUIRE_GPU();

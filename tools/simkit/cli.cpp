@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
+#include "simkit/io.hpp"
 #include "simkit/progress.hpp"
 
 namespace simkit::cli {
@@ -26,6 +28,13 @@ Context make_context(const CommonOptions& options) {
   context.threads = std::make_unique<ThreadLimit>(options.threads);
   set_progress_enabled(!options.quiet && ::isatty(STDERR_FILENO));
   return context;
+}
+
+std::vector<std::string> text_files(const std::vector<std::string>& paths, std::uint64_t& bytes) {
+  std::vector<std::string> files = dedup::list_files(paths, true);
+  bytes = 0;
+  for (const std::string& f : files) bytes += MappedFile::open(f).size();
+  return files;
 }
 
 void note(const std::string& line) {

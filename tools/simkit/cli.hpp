@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,10 @@ Context make_context(const CommonOptions& options);
 
 // Prints one line "simkit: <what>" on standard error (timings, notes).
 void note(const std::string& line);
+
+// The files named by `paths` (files, and every file below directories, sorted) and
+// their total size in bytes (for a progress bar over their text).
+std::vector<std::string> text_files(const std::vector<std::string>& paths, std::uint64_t& bytes);
 
 // Seconds since `start`, for --timings.
 inline double seconds_since(std::chrono::steady_clock::time_point start) {

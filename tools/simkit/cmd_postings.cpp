@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
-#include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/postings.hpp"
@@ -40,9 +39,8 @@ struct QueryOptions {
 int run_build(const BuildOptions& options) {
   const Context context = make_context(options.common);
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::string> files = dedup::list_files(options.paths, true);
   std::uint64_t bytes = 0;
-  for (const std::string& f : files) bytes += MappedFile::open(f).size();
+  const std::vector<std::string> files = text_files(options.paths, bytes);
   postings::Index index;
   {
     Progress progress("indexing", bytes, "B");

@@ -1,0 +1,32 @@
+// libFuzzer target: word-similarity gold standards (simkit disco evaluate). Bad text must
+// end in InputError; an accepted file has pairs of non-empty words with finite scores,
+// and Spearman's rho of its scores with themselves is 1 or 0 (all equal).
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include "fuzz_common.hpp"
+#include "simkit/disco.hpp"
+#include "simkit/io.hpp"
+
+namespace disco = simkit::disco;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("fuzz-gold-" + std::to_string(::getpid()))).string();
+  simkit::write_file_atomically(path, simkit::fuzz::as_text(data, size));
+  const int status = simkit::fuzz::guarded([&] {
+    const auto pairs = disco::read_gold(path);
+    std::vector<double> scores;
+    for (const auto& p : pairs) {
+      if (p.a.empty() || p.b.empty() || !std::isfinite(p.score)) std::abort();
+      scores.push_back(p.score);
+    }
+    const double rho = disco::spearman(scores, scores);
+    if (!(std::abs(rho - 1) < 1e-9 || rho == 0)) std::abort();
+  });
+  std::filesystem::remove(path);
+  return status;
+}
