@@ -36,15 +36,19 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   job.exclude_self = true;
   job.memory_budget = options.memory_budget;
   job.progress = progress;
-  if (options.form == Form::sparse) {
-    if (options.device >= 0) throw UsageError("the sparse form runs on the CPU only (use --form dense on a GPU)");
+  const auto sparse = [&] {
     return pairwise_cpu(job, [&](RowRange a, RowRange b, float* out, std::size_t ld) {
              for (std::size_t i = a.begin; i < a.end; ++i)
                for (std::size_t j = b.begin; j < b.end; ++j)
                  out[(i - a.begin) * ld + (j - b.begin)] = static_cast<float>(similarity(model, i, j));
            }).topk;
+  };
+  if (options.form == Form::sparse) {
+    if (options.device >= 0) throw UsageError("the sparse form runs on the CPU only (use --form dense on a GPU)");
+    return sparse();
   }
   const detail::DenseRows rows(model, options.features);
+  if (rows.width == 0) return sparse();  // no features at all: every score is 0 either way
   if (options.device >= 0) return detail::all_pairs_gpu(model, rows, job, options, device_ms);
   const std::size_t width = 2 * rows.width;
   use_single_threaded_blas();  // parallelism comes from the engine's threads

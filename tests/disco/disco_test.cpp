@@ -281,3 +281,26 @@ TEST(DiscoAllPairs, ReducedColumnsEqualAReducedModel) {
 
 }  // namespace
 }  // namespace simkit
+
+namespace simkit {
+namespace {
+
+TEST(DiscoAllPairs, NoFeaturesScoreZero) {
+  test::TempDir dir;
+  test::write_file(dir / "c.txt", "apple\nbanana\ncherry\n");  // no word has a neighbour
+  const disco::Model model = disco::build({(dir / "c.txt").string()}, {});
+  ASSERT_EQ(model.size(), 3u);
+  EXPECT_TRUE(model.features.empty());
+  disco::AllPairsOptions options;
+  options.k = 1;
+  const TopKLists dense = disco::all_pairs(model, options);
+  options.form = disco::Form::sparse;
+  const TopKLists sparse = disco::all_pairs(model, options);
+  EXPECT_EQ(dense.scores, sparse.scores);
+  EXPECT_EQ(dense.indices, sparse.indices);
+  EXPECT_EQ(dense.row_scores(0)[0], 0.0f);
+  EXPECT_EQ(dense.row_indices(0)[0], 1u);  // ties go to the lower index
+}
+
+}  // namespace
+}  // namespace simkit
