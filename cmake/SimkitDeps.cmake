@@ -9,6 +9,10 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 # ICU: Unicode word boundaries and case mapping for the tokenizer.
 pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
+# zlib, libbz2, libzstd: compressed text inputs (.gz, .bz2, .zst).
+find_package(ZLIB REQUIRED)
+find_package(BZip2 REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 # CRoaring: the bitmap intersection algorithm of simkit postings.
 find_package(roaring REQUIRED)
 

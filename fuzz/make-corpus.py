@@ -144,6 +144,14 @@ def main(binary):
     put("gold", "ws.txt", "love\tsex\t6.77\r\ntiger\tcat\t7.35\ntiger\ttiger\t10.00\n")
     put("gold", "ties.txt", "a\tb\t1\nc\td\t1\ne\tf\t2e0\n\n")
     copy_bad("gold", "gold")
+    # Compressed text: the first byte picks .gz (0), .bz2 (1) or .zst (2).
+    import bz2
+    import gzip
+    text = b"the red apple is sweet\nthe green tea is bitter\n" * 20
+    put("compressed", "text.gz", b"\x00" + gzip.compress(text, mtime=0) + gzip.compress(b"second member\n", mtime=0))
+    put("compressed", "text.bz2", b"\x01" + bz2.compress(text))
+    put("compressed", "cut.gz", b"\x00" + gzip.compress(text, mtime=0)[:30])
+    put("compressed", "plain.zst", b"\x02(\xb5/\xfdnot really")
     put("postings_query", "ids.txt", b"\x00" + b"0 2\n1\t4\r\n3 3 3\n")
     put("postings_query", "words.txt", "\x01alpha beta\nCafé, 日本\nunknown alpha\n")
     for name in sorted(os.listdir(os.path.join(ROOT, "tests", "bad-inputs", "exp-query"))):

@@ -38,6 +38,12 @@ class MappedFile {
   std::shared_ptr<Storage> storage_;
 };
 
+// A text file as MappedFile::open gives it, decompressed first when its name ends in
+// .gz (gzip, concatenated members too), .bz2 (bzip2, concatenated streams too) or .zst
+// (Zstandard). The whole text is held in memory. Throws InputError naming the file for
+// data that is not of its format or is damaged or cut short.
+MappedFile open_text(const std::string& path);
+
 // An output that appears under its final name only when commit() succeeds.
 // Until then it is an unnamed file (O_TMPFILE) or, where the file system lacks that,
 // a uniquely named hidden temporary beside the target that is removed on failure,

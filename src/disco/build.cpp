@@ -64,7 +64,7 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   std::vector<MappedFile> mapped;
   std::vector<Line> lines;
   for (std::size_t f = 0; f < files.size(); ++f) {
-    const std::string_view text = mapped.emplace_back(MappedFile::open(files[f])).text();
+    const std::string_view text = mapped.emplace_back(open_text(files[f])).text();
     for_each_line(text, [&](std::string_view line, std::uint64_t number) { lines.push_back({line, f, number}); });
   }
   const std::size_t blocks = (lines.size() + kBlock - 1) / kBlock;

@@ -33,7 +33,7 @@ Index build_index(const std::vector<std::string>& files, const BuildOptions& opt
   std::vector<MappedFile> mapped;
   std::vector<Document> documents;
   for (std::size_t f = 0; f < files.size(); ++f) {
-    const MappedFile& file = mapped.emplace_back(MappedFile::open(files[f]));
+    const MappedFile& file = mapped.emplace_back(open_text(files[f]));
     const std::string_view text = file.text();
     if (options.document_per_file) {
       documents.push_back({text, f, 0});
