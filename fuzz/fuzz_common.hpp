@@ -7,7 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <string_view>
+
+#include <unistd.h>
 
 #include "simkit/error.hpp"
 #include "simkit/neighbors.hpp"
@@ -17,6 +21,21 @@ namespace simkit::fuzz {
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
+
+// A file in the temporary folder, removed when the object dies, for targets whose
+// parser reads a path or whose check writes a file back (one input at a time a process);
+// the name ends in `tag`, so a tag may carry an extension.
+struct ScratchFile {
+  std::string path;
+  explicit ScratchFile(const std::string& tag)
+      : path((std::filesystem::temp_directory_path() / ("fuzz-" + std::to_string(::getpid()) + "-" + tag)).string()) {}
+  ~ScratchFile() {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+  }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+};
 
 // Runs `body`; a simkit::Error is the expected refusal of bad input.
 template <typename Body>

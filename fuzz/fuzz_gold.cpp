@@ -3,10 +3,7 @@
 // and Spearman's rho of its scores with themselves is 1 or 0 (all equal).
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
-
-#include <unistd.h>
 
 #include "fuzz_common.hpp"
 #include "simkit/disco.hpp"
@@ -15,10 +12,10 @@
 namespace disco = simkit::disco;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("fuzz-gold-" + std::to_string(::getpid()))).string();
-  simkit::write_file_atomically(path, simkit::fuzz::as_text(data, size));
-  const int status = simkit::fuzz::guarded([&] {
-    const auto pairs = disco::read_gold(path);
+  const simkit::fuzz::ScratchFile file("gold");
+  simkit::write_file_atomically(file.path, simkit::fuzz::as_text(data, size));
+  return simkit::fuzz::guarded([&] {
+    const auto pairs = disco::read_gold(file.path);
     std::vector<double> scores;
     for (const auto& p : pairs) {
       if (p.a.empty() || p.b.empty() || !std::isfinite(p.score)) std::abort();
@@ -27,6 +24,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const double rho = disco::spearman(scores, scores);
     if (!(std::abs(rho - 1) < 1e-9 || rho == 0)) std::abort();
   });
-  std::filesystem::remove(path);
-  return status;
 }

@@ -4,10 +4,7 @@
 // must lie in [0, 1] with every word wholly like itself or featureless.
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
-
-#include <unistd.h>
 
 #include "fuzz_common.hpp"
 #include "simkit/disco.hpp"
@@ -24,10 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (a == b && model.mi_sums[a] > 0 && std::abs(s - 1) > 1e-6) std::abort();
       }
     if (model.features.size() > 100000) return;
-    const std::string path = (std::filesystem::temp_directory_path() / ("fuzz-skd-" + std::to_string(::getpid()))).string();
-    disco::write_model(model, path);
-    const disco::Model back = disco::read_model(path);
-    std::filesystem::remove(path);
+    const simkit::fuzz::ScratchFile file("skd");
+    disco::write_model(model, file.path);
+    const disco::Model back = disco::read_model(file.path);
     if (back.words != model.words || back.features != model.features || back.mi != model.mi ||
         back.counts != model.counts || back.window != model.window || back.keep_case != model.keep_case)
       std::abort();

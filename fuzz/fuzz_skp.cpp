@@ -2,10 +2,7 @@
 // checksum is not checked in fuzzing builds, so the structure checks behind it are
 // reached; an accepted index must write and read back the same.
 #include <cstdlib>
-#include <filesystem>
 #include <string>
-
-#include <unistd.h>
 
 #include "fuzz_common.hpp"
 #include "simkit/postings.hpp"
@@ -16,10 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return simkit::fuzz::guarded([&] {
     const postings::Index index = postings::parse_index(simkit::fuzz::as_text(data, size), "fuzz");
     if (index.ids.size() > 100000) return;
-    const std::string path = (std::filesystem::temp_directory_path() / ("fuzz-skp-" + std::to_string(::getpid()))).string();
-    postings::write_index(index, path);
-    const postings::Index back = postings::read_index(path);
-    std::filesystem::remove(path);
+    const simkit::fuzz::ScratchFile file("skp");
+    postings::write_index(index, file.path);
+    const postings::Index back = postings::read_index(file.path);
     if (back.ids != index.ids || back.offsets != index.offsets || back.vocabulary != index.vocabulary ||
         back.documents != index.documents)
       std::abort();

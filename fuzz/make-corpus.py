@@ -12,6 +12,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "bad-inputs"))
+from make import exp_index, written_by  # noqa: E402  (the bad-input corpus's helpers)
 
 
 def put(target, name, data):
@@ -71,15 +73,9 @@ def main(binary):
         if name.endswith(".npy"):
             with open(os.path.join(ROOT, "tests", "bad-inputs", "npy", name), "rb") as f:
                 put("npy", "bad_" + name, f.read() + b"\n--words--\nalpha\nbeta\n")
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, text in enumerate(["3 4\nalpha 1 2 3 4\nbeta -1 0.5 0 2\ngamma 0 0 1 0\n", "".join(lines)]):
-            src = os.path.join(tmp, f"m{i}.vec" if i == 0 else f"m{i}.txt")
-            with open(src, "w") as f:
-                f.write(text)
-            dst = os.path.join(tmp, f"m{i}.skv")
-            subprocess.run([binary, "neighbors", "convert", src, "-o", dst], check=True)
-            with open(dst, "rb") as f:
-                put("skv", f"valid{i}.skv", f.read())
+    for i, text in enumerate(["3 4\nalpha 1 2 3 4\nbeta -1 0.5 0 2\ngamma 0 0 1 0\n", "".join(lines)]):
+        put("skv", f"valid{i}.skv", written_by(binary, ["neighbors", "convert", "{input}", "-o", "{output}"], text,
+                                               f"m{i}.vec" if i == 0 else f"m{i}.txt", f"m{i}.skv"))
     copy_bad("skv", "skv")
     for target in ("glove", "word2vec_text", "word2vec_binary", "npy", "skv"):
         folder = os.path.join(HERE, "corpus", target)
@@ -115,31 +111,17 @@ def main(binary):
     put("ctph", "zeros.bin", bytes(5000))
     # Posting lists: small ExpIndex files, a built .skp, query files of ids and of words
     # (the query target's first byte picks: even = term ids, odd = words).
-    def exp_index(lists):
-        return b"".join(struct.pack("<I", len(l)) + struct.pack("<%dI" % len(l), *l) for l in lists)
     put("exp_index", "small.bin", exp_index([[1, 5, 9], [], [2, 5, 7, 9, 11], [5], list(range(0, 200, 3))]))
     put("exp_index", "dense.bin", exp_index([list(range(40)), list(range(0, 40, 2)), list(range(1, 40, 3))]))
     put("exp_index", "far.bin", exp_index([[0, 4294967295], [4294967295], [0]]))
     put("exp_index", "empty.bin", b"")
     copy_bad("exp_index", "exp-index")
-    with tempfile.TemporaryDirectory() as tmp:
-        docs = os.path.join(tmp, "docs.txt")
-        with open(docs, "w") as f:
-            f.write("alpha beta\nbeta gamma café\nalpha gamma delta 日本\n\nbeta\n")
-        skp = os.path.join(tmp, "i.skp")
-        subprocess.run([binary, "postings", "build", docs, "-o", skp, "-q"], check=True)
-        with open(skp, "rb") as f:
-            put("skp", "small.skp", f.read())
+    put("skp", "small.skp", written_by(binary, ["postings", "build", "{input}", "-o", "{output}", "-q"],
+                                       "alpha beta\nbeta gamma café\nalpha gamma delta 日本\n\nbeta\n"))
     copy_bad("skp", "skp")
     # DISCO: a model built from a few sentences, gold standards (ours and the bad ones).
-    with tempfile.TemporaryDirectory() as tmp:
-        corpus = os.path.join(tmp, "corpus.txt")
-        with open(corpus, "w") as f:
-            f.write("the red apple is sweet\nthe red cherry is sweet\na green apple is sour\nGreen tea\n")
-        skd = os.path.join(tmp, "m.skd")
-        subprocess.run([binary, "disco", "build", corpus, "-o", skd, "-q", "--window", "3"], check=True)
-        with open(skd, "rb") as f:
-            put("skd", "small.skd", f.read())
+    put("skd", "small.skd", written_by(binary, ["disco", "build", "{input}", "-o", "{output}", "-q", "--window", "3"],
+                                       "the red apple is sweet\nthe red cherry is sweet\na green apple is sour\nGreen tea\n"))
     copy_bad("skd", "skd")
     put("gold", "ws.txt", "love\tsex\t6.77\r\ntiger\tcat\t7.35\ntiger\ttiger\t10.00\n")
     put("gold", "ties.txt", "a\tb\t1\nc\td\t1\ne\tf\t2e0\n\n")

@@ -36,6 +36,17 @@ export SIMKIT_SOURCE_DIR="$root" SIMKIT_BINARY="$stage/bin/simkit" PYTHONUNBUFFE
 summary=()
 failed=0  # any failing test, sanitizer report, time-out or benchmark error: exit 1
 note() { summary+=("$1"); echo "== $1"; printf '%s\n' "$1" >> "$final/progress.txt"; }
+# bench_step NAME LOG COMMAND...: one benchmark program, time-boxed, stdout to LOG.txt and
+# stderr to LOG.log; its exit status noted (non-zero fails the run), its 'bench:' lines shown.
+bench_step() {
+  local name=$1 log=$2
+  shift 2
+  timeout "$step_timeout" "$@" > "$out/$log.txt" 2> "$out/$log.log"
+  local status=$?
+  note "$name: exit $status"
+  [ "$status" -eq 0 ] || failed=1
+  grep '^bench:' "$out/$log.log" | cut -c1-400
+}
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/device.csv" 2>&1
 note "device: $(tail -n 1 "$out/device.csv")"
@@ -98,23 +109,15 @@ if [[ " $parts " == *" bench "* ]]; then
 fi
 
 if [[ " $parts " == *" postings "* ]]; then
-  timeout "$step_timeout" "$stage"/bin/simkit_bench_postings --synthetic --device cuda \
-    --json "$out/postings_synthetic.json" > "$out/postings_synthetic.txt" 2> "$out/postings_synthetic.log"
-  status=$?
-  note "simkit_bench_postings --synthetic: exit $status"
-  [ "$status" -eq 0 ] || failed=1
-  grep '^bench:' "$out/postings_synthetic.log" | cut -c1-300
+  bench_step "simkit_bench_postings --synthetic" postings_synthetic \
+    "$stage"/bin/simkit_bench_postings --synthetic --device cuda --json "$out/postings_synthetic.json"
   if [ -f .gpu/postings.tar.xz ]; then
     data=$(mktemp -d)
     tar -C "$data" -xJf .gpu/postings.tar.xz
     "$stage"/bin/simkit postings build "$data/postings/brown.txt" -o "$data/brown.skp" --quiet --timings 2>&1 | tail -n 1
-    timeout "$step_timeout" "$stage"/bin/simkit_bench_postings --index "$data/brown.skp" \
-      --queries "$data/postings/brown-queries.txt" --device cuda --json "$out/postings_brown.json" \
-      > "$out/postings_brown.txt" 2> "$out/postings_brown.log"
-    status=$?
-    note "simkit_bench_postings on Brown: exit $status"
-    [ "$status" -eq 0 ] || failed=1
-    grep '^bench:' "$out/postings_brown.log" | cut -c1-300
+    bench_step "simkit_bench_postings on Brown" postings_brown "$stage"/bin/simkit_bench_postings \
+      --index "$data/brown.skp" --queries "$data/postings/brown-queries.txt" --device cuda \
+      --json "$out/postings_brown.json"
     rm -rf "$data"
   fi
 fi
@@ -122,23 +125,20 @@ fi
 if [[ " $parts " == *" disco "* ]]; then
   sizes=${DISCO_SIZES:-5000,10000,20000,50000,100000}
   extra=()
+  data=""
   if [ -f .gpu/disco.tar.xz ]; then
     data=$(mktemp -d)
     tar -C "$data" -xJf .gpu/disco.tar.xz
     extra=(--corpus "$data/disco/corpus.txt" --gold "$data/disco/EN-WS-353-ALL.txt" "$data/disco/EN-SIMLEX-999.txt"
       "$data/disco/EN-RG-65.txt")
   fi
-  timeout "$step_timeout" "$stage"/bin/simkit_bench_disco --device cuda --sizes "$sizes" "${extra[@]}" \
-    --json "$out/disco_gpu.json" > "$out/disco_gpu.txt" 2> "$out/disco_gpu.log"
-  status=$?
-  note "simkit_bench_disco: exit $status"
-  [ "$status" -eq 0 ] || failed=1
-  grep '^bench:' "$out/disco_gpu.log" | cut -c1-300
+  bench_step simkit_bench_disco disco_gpu "$stage"/bin/simkit_bench_disco --device cuda --sizes "$sizes" \
+    "${extra[@]}" --json "$out/disco_gpu.json"
   timeout "$step_timeout" python3 bench/peers/torch_disco.py --sizes "$sizes" --json "$out/disco_torch.json" \
     > "$out/disco_torch.txt" 2>&1
   note "torch disco peer: exit $?"
   cat "$out/disco_torch.txt" | tail -n 8
-  [ -n "${data:-}" ] && rm -rf "$data"
+  [ -z "$data" ] || rm -rf "$data"
 fi
 
 if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
@@ -147,13 +147,9 @@ if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
   start=$(date +%s.%N)
   "$stage"/bin/simkit hash -r "$data/boost" -o "$data/boost.ssd" --quiet
   note "simkit hash -r of the Boost headers: $(awk "BEGIN {printf \"%.2f\", $(date +%s.%N) - $start}") s, $(($(wc -l < "$data/boost.ssd") - 1)) files"
-  timeout "$step_timeout" "$stage"/bin/simkit_bench_dedup --device cuda --list "$data/boost.ssd" \
+  bench_step simkit_bench_dedup dedup_gpu "$stage"/bin/simkit_bench_dedup --device cuda --list "$data/boost.ssd" \
     --synthetic "${DEDUP_SYNTHETIC:-1000000}" --docs "$data/boost" --scratch "$data/copies" \
-    --json "$out/dedup_gpu.json" > "$out/dedup_gpu.txt" 2> "$out/dedup_gpu.log"
-  status=$?
-  note "simkit_bench_dedup: exit $status"
-  [ "$status" -eq 0 ] || failed=1
-  grep '^bench:' "$out/dedup_gpu.log" | cut -c1-400
+    --json "$out/dedup_gpu.json"
   rm -rf "$data"
 fi
 

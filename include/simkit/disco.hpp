@@ -46,7 +46,10 @@ struct Model {
   std::optional<std::size_t> find(std::string_view word) const;
 };
 
-// The row of a word a user typed: lower-cased first unless the model keeps case.
+// A word as the model spells it: lower-cased unless the model keeps case.
+std::string model_form(const Model& model, std::string_view word);
+
+// The row of a word a user typed (in model_form).
 // Throws InputError naming the word (and `what`, e.g. the file and line it came from)
 // when the vocabulary lacks it.
 std::size_t lookup(const Model& model, std::string_view word, const std::string& what = "");

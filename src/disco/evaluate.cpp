@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <numeric>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -11,7 +12,6 @@
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
-#include "simkit/tokenize.hpp"
 
 namespace simkit::disco {
 
@@ -77,13 +77,16 @@ std::vector<GoldPair> read_gold(const std::string& path) {
 Evaluation evaluate(const Model& model, const std::vector<GoldPair>& gold) {
   Evaluation e;
   e.pairs = gold.size();
+  // Rows by word, once (Model::find scans the vocabulary).
+  std::unordered_map<std::string_view, std::size_t> row;
+  row.reserve(model.size());
+  for (std::size_t w = 0; w < model.size(); ++w) row.emplace(model.words[w], w);
   std::vector<double> human, ours;
   for (const GoldPair& p : gold) {
-    const auto a = model.find(model.keep_case ? p.a : to_lower(p.a));
-    const auto b = model.find(model.keep_case ? p.b : to_lower(p.b));
-    if (!a || !b) continue;
+    const auto a = row.find(model_form(model, p.a)), b = row.find(model_form(model, p.b));
+    if (a == row.end() || b == row.end()) continue;
     human.push_back(p.score);
-    ours.push_back(similarity(model, *a, *b));
+    ours.push_back(similarity(model, a->second, b->second));
   }
   e.covered = human.size();
   e.rho = spearman(human, ours);

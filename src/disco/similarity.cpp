@@ -12,10 +12,14 @@
 
 namespace simkit::disco {
 
+std::string model_form(const Model& model, std::string_view word) {
+  return model.keep_case ? std::string(word) : to_lower(word);
+}
+
 std::size_t lookup(const Model& model, std::string_view word, const std::string& what) {
   if (first_invalid_utf8(word) != std::string_view::npos)
     throw InputError(Location{what}, fmt::format("the word {} is not valid UTF-8", quote(word)));
-  const std::string key = model.keep_case ? std::string(word) : to_lower(word);
+  const std::string key = model_form(model, word);
   if (const auto row = model.find(key)) return *row;
   throw InputError(Location{what}, fmt::format("{} is not in the model's vocabulary ({} words)", quote(key), model.size()));
 }

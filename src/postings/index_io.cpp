@@ -52,7 +52,7 @@ void check_list(std::span<const DocId> list, std::uint64_t documents, const std:
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (i > 0 && list[i] <= list[i - 1])
       throw InputError(Location::at_offset(name, first_byte + 4 * i),
-                       fmt::format("list {} (term {}): id {} after {}: {}", term, term, list[i], list[i - 1],
+                       fmt::format("list {}: id {} after {}: {}", term, list[i], list[i - 1],
                                    list[i] == list[i - 1] ? "duplicate id" : "ids not in increasing order"));
     if (list[i] >= documents)
       throw InputError(Location::at_offset(name, first_byte + 4 * i),

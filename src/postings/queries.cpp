@@ -1,6 +1,7 @@
 // Query batches: the seed's ExpQuery text (term ids a line) or words looked up in an
 // index's vocabulary.
 #include <charconv>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -46,14 +47,15 @@ Queries parse_queries(std::string_view text, const std::string& name, const Inde
     throw UsageError("queries of words need an index with a vocabulary (simkit postings build); an ExpIndex "
                      "has term ids only");
   Queries queries;
-  Tokenizer tokenizer(!keep_case);
+  std::optional<Tokenizer> tokenizer;  // ICU's segmentation, for queries of words only
+  if (words) tokenizer.emplace(!keep_case);
   std::vector<std::string> found;
   for_each_line(text, [&](std::string_view line, std::uint64_t line_no) {
     const Location where = Location::at_line(name, line_no);
     if (words) {
       if (const std::size_t bad = first_invalid_utf8(line); bad != std::string_view::npos)
         throw InputError(Location::at_line(name, line_no, bad + 1), "not valid UTF-8");
-      tokenizer.split(line, found);
+      tokenizer->split(line, found);
       for (const std::string& word : found) {
         const std::int64_t term = index.find(word);
         queries.terms.push_back(term < 0 ? kNoTerm : static_cast<std::uint32_t>(term));

@@ -32,6 +32,23 @@ def case(fmt, name, data, expect, args=()):
             f.write("\n".join(args) + "\n")
 
 
+def written_by(binary, args, text, input_name="input.txt", output_name="out"):
+    """The bytes simkit writes when run as `binary ARGS...` with {input} (a file holding
+    `text`) and {output} filled in: valid files for the cases below to damage."""
+    with tempfile.TemporaryDirectory() as tmp:
+        given, made = os.path.join(tmp, input_name), os.path.join(tmp, output_name)
+        with open(given, "w", encoding="utf-8") as f:
+            f.write(text)
+        subprocess.run([binary] + [a.format(input=given, output=made) for a in args], check=True)
+        with open(made, "rb") as f:
+            return f.read()
+
+
+def exp_index(lists):
+    """The seed's ExpIndex: little-endian uint32 [length][ids...] a list."""
+    return b"".join(struct.pack("<I", len(l)) + struct.pack("<%dI" % len(l), *l) for l in lists)
+
+
 def helper(fmt, name, text):
     folder = os.path.join(HERE, fmt)
     os.makedirs(folder, exist_ok=True)
@@ -139,14 +156,8 @@ def main(binary):
     case("npy", "no_words.npy", npy("<f4", "False", "(2, 3)", f4), ["--words"])
 
     # .skv, damaged copies of a valid file written by simkit itself.
-    with tempfile.TemporaryDirectory() as tmp:
-        vec = os.path.join(tmp, "m.vec")
-        with open(vec, "w") as f:
-            f.write("3 4\nalpha 1 2 3 4\nbeta -1 0.5 0 2\ngamma 0 0 1 0\n")
-        skv = os.path.join(tmp, "m.skv")
-        subprocess.run([binary, "neighbors", "convert", vec, "-o", skv], check=True)
-        with open(skv, "rb") as f:
-            valid = f.read()
+    valid = written_by(binary, ["neighbors", "convert", "{input}", "-o", "{output}"],
+                       "3 4\nalpha 1 2 3 4\nbeta -1 0.5 0 2\ngamma 0 0 1 0\n", "m.vec", "m.skv")
     flipped = bytearray(valid)
     flipped[130] ^= 0x10
     case("skv", "checksum.skv", bytes(flipped), ["checksum mismatch"])
@@ -167,8 +178,6 @@ def main(binary):
     case("skv", "header_only.skv", valid[:40], ["truncated"])
 
     # Posting lists (simkit postings query / build).
-    def exp_index(lists):
-        return b"".join(struct.pack("<I", len(l)) + struct.pack("<%dI" % len(l), *l) for l in lists)
     good_lists = [[1, 5, 9], [], [2, 5, 7, 9, 11], [5]]
     helper("exp-query", "_index.bin", "")
     with open(os.path.join(HERE, "exp-query", "_index.bin"), "wb") as f:
@@ -185,14 +194,8 @@ def main(binary):
     case("exp-query", "blank_line.txt", "0 2\n\n3\n", [":2", "empty line"])
     case("exp-query", "huge_id.txt", "99999999999999999999999\n", [":1:1:", "expected a term id"])
     case("postings-docs", "not_utf8.txt", "good words\nbad \xff byte\n", [":2:5:", "not valid UTF-8"])
-    with tempfile.TemporaryDirectory() as tmp:
-        docs = os.path.join(tmp, "docs.txt")
-        with open(docs, "w") as f:
-            f.write("alpha beta\nbeta gamma\nalpha gamma delta\n")
-        skp = os.path.join(tmp, "i.skp")
-        subprocess.run([binary, "postings", "build", docs, "-o", skp, "-q"], check=True)
-        with open(skp, "rb") as f:
-            valid = f.read()
+    valid = written_by(binary, ["postings", "build", "{input}", "-o", "{output}", "-q"],
+                       "alpha beta\nbeta gamma\nalpha gamma delta\n")
     helper("skp", "_queries.txt", "alpha beta\n")
     flipped = bytearray(valid)
     flipped[70] ^= 1
@@ -207,14 +210,8 @@ def main(binary):
     case("skp", "absurd_terms.skp", bytes(terms), [": byte 16", "more than"])
 
     # DISCO (simkit disco): damaged models, bad gold standards, bad corpora.
-    with tempfile.TemporaryDirectory() as tmp:
-        corpus = os.path.join(tmp, "corpus.txt")
-        with open(corpus, "w") as f:
-            f.write("the red apple is sweet\nthe red cherry is sweet\na green apple is sour\n")
-        skd = os.path.join(tmp, "m.skd")
-        subprocess.run([binary, "disco", "build", corpus, "-o", skd, "-q"], check=True)
-        with open(skd, "rb") as f:
-            valid = f.read()
+    valid = written_by(binary, ["disco", "build", "{input}", "-o", "{output}", "-q"],
+                       "the red apple is sweet\nthe red cherry is sweet\na green apple is sour\n")
     os.makedirs(os.path.join(HERE, "gold"), exist_ok=True)
     with open(os.path.join(HERE, "gold", "_model.skd"), "wb") as f:
         f.write(valid)

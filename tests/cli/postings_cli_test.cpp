@@ -24,12 +24,29 @@ TEST(PostingsCli, BuildThenQueryWords) {
                                          (dir / "q.txt").string(), "--algorithm", algorithm});
     EXPECT_EQ(again.out, r.out) << algorithm;
   }
-  if (test::gpu_available())
+  if (test::gpu_available()) {
     for (const char* kernel : {"sliced", "flat"}) {
       const auto gpu = test::run_simkit({"postings", "query", "--index", (dir / "i.skp").string(), "--queries",
                                          (dir / "q.txt").string(), "--device", "cuda", "--gpu-kernel", kernel});
       EXPECT_EQ(gpu.out, r.out) << kernel << ": " << gpu.err;
     }
+    const auto managed = test::run_simkit({"postings", "query", "--index", (dir / "i.skp").string(), "--queries",
+                                           (dir / "q.txt").string(), "--device", "cuda", "--managed"});
+    EXPECT_EQ(managed.out, r.out) << managed.err;
+  }
+  // Term ids instead of words: the vocabulary is sorted (a, and, cat, dog, end, ran, sat,
+  // the), so "cat" and "dog" are terms 2 and 3, "the" term 7.
+  test::write_file(dir / "ids.txt", "2 3\n7\n");
+  const auto ids = test::run_simkit({"postings", "query", "--index", (dir / "i.skp").string(), "--queries",
+                                     (dir / "ids.txt").string(), "--term-ids", "--device", "cpu"});
+  ASSERT_EQ(ids.exit_code, 0) << ids.err;
+  EXPECT_EQ(ids.out, "1\t2\t2\t3\n2\t3\t0\t1\t3\n");
+  // A gzip-compressed collection indexes as the plain one.
+  test::run_shell("gzip -c '" + (dir / "docs.txt").string() + "' > '" + (dir / "docs.txt.gz").string() + "'");
+  ASSERT_EQ(test::run_simkit({"postings", "build", (dir / "docs.txt.gz").string(), "-o", (dir / "gz.skp").string()})
+                .exit_code,
+            0);
+  EXPECT_EQ(test::read_file(dir / "gz.skp"), test::read_file(dir / "i.skp"));
   const auto counted = test::run_simkit({"postings", "query", "--index", (dir / "i.skp").string(), "--queries",
                                          (dir / "q.txt").string(), "--count", "--device", "cpu"});
   EXPECT_EQ(counted.out, "1\t2\n2\t3\n3\t0\n4\t3\n");

@@ -182,13 +182,9 @@ TEST(Disco, ModelFileRoundTripAndDamage) {
   EXPECT_EQ(back.mi_sums, model.mi_sums);
   const std::string bytes = test::read_file(path);
   const auto refusal = [](const std::string& b) {
-    try {
-      disco::parse_model(b, "m");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(accepted)");
+    return test::input_error_of([&] { disco::parse_model(b, "m"); });
   };
+
   EXPECT_NE(refusal(bytes.substr(0, bytes.size() - 1)).find("truncated"), std::string::npos);
   EXPECT_NE(refusal(bytes.substr(0, 20)).find("truncated"), std::string::npos);
   std::string damaged = bytes;
@@ -200,12 +196,8 @@ TEST(Disco, ModelFileRoundTripAndDamage) {
 TEST(Disco, RefusesBadText) {
   test::TempDir dir;
   test::write_file(dir / "bad.txt", "fine words\nbad \xff here\n");
-  try {
-    disco::build({(dir / "bad.txt").string()}, {});
-    FAIL() << "accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.txt:2:5: not valid UTF-8"), std::string::npos) << e.what();
-  }
+  const std::string error = test::input_error_of([&] { disco::build({(dir / "bad.txt").string()}, {}); });
+  EXPECT_NE(error.find("bad.txt:2:5: not valid UTF-8"), std::string::npos) << error;
   disco::BuildOptions options;
   options.window = 1;
   EXPECT_THROW(disco::build({(dir / "bad.txt").string()}, options), UsageError);

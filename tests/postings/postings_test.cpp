@@ -124,14 +124,7 @@ std::string exp_index_bytes(const std::vector<std::vector<DocId>>& lists) {
   return bytes;
 }
 
-std::string refusal(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+using test::input_error_of;
 
 TEST(ExpIndex, ReadsWhatWasWritten) {
   test::Random random;
@@ -154,12 +147,12 @@ TEST(ExpIndex, RefusesWithTheByteOffset) {
   // (A cut at a list's end leaves a shorter valid index: the format has no list count.)
   for (std::size_t cut = 1; cut < good.size(); ++cut) {
     if (cut == 16) continue;
-    EXPECT_NE(refusal([&] { postings::parse_exp_index(good.substr(0, cut), "f"); }).find("truncated"), std::string::npos)
+    EXPECT_NE(input_error_of([&] { postings::parse_exp_index(good.substr(0, cut), "f"); }).find("truncated"), std::string::npos)
         << cut;
   }
-  EXPECT_NE(refusal([&] { postings::parse_exp_index(exp_index_bytes({{3, 2}}), "f"); }).find("f: byte 8: list 0"),
+  EXPECT_NE(input_error_of([&] { postings::parse_exp_index(exp_index_bytes({{3, 2}}), "f"); }).find("f: byte 8: list 0"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { postings::parse_exp_index(exp_index_bytes({{}, {9, 9}}), "f"); }).find("duplicate id"),
+  EXPECT_NE(input_error_of([&] { postings::parse_exp_index(exp_index_bytes({{}, {9, 9}}), "f"); }).find("duplicate id"),
             std::string::npos);
 }
 
@@ -181,14 +174,14 @@ TEST(Skp, RoundTripAndDamage) {
 
   const std::string bytes = test::read_file(path);
   for (std::size_t cut : {std::size_t{0}, std::size_t{10}, std::size_t{64}, bytes.size() / 2, bytes.size() - 1})
-    EXPECT_NE(refusal([&] { postings::parse_index(bytes.substr(0, cut), "f"); }).find("truncated"), std::string::npos)
+    EXPECT_NE(input_error_of([&] { postings::parse_index(bytes.substr(0, cut), "f"); }).find("truncated"), std::string::npos)
         << cut;
   for (std::size_t at : {std::size_t{70}, bytes.size() / 2, bytes.size() - 12}) {
     std::string damaged = bytes;
     damaged[at] ^= 4;
-    EXPECT_NE(refusal([&] { postings::parse_index(damaged, "f"); }).find("checksum mismatch"), std::string::npos) << at;
+    EXPECT_NE(input_error_of([&] { postings::parse_index(damaged, "f"); }).find("checksum mismatch"), std::string::npos) << at;
   }
-  EXPECT_NE(refusal([&] { postings::parse_index(std::string(100, 'x'), "f"); }).find("wrong magic"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { postings::parse_index(std::string(100, 'x'), "f"); }).find("wrong magic"), std::string::npos);
 }
 
 TEST(Queries, TermIdsAndWords) {
@@ -199,10 +192,10 @@ TEST(Queries, TermIdsAndWords) {
   const postings::Queries q = postings::parse_queries("0 2\n1\t 0  \r\n2\n", "q", index, false);
   ASSERT_EQ(q.size(), 3u);
   EXPECT_EQ(std::vector<std::uint32_t>(q.query(1).begin(), q.query(1).end()), (std::vector<std::uint32_t>{1, 0}));
-  EXPECT_NE(refusal([&] { postings::parse_queries("0\n3\n", "q", index, false); }).find("q:2:1: term id 3 is out of range"),
+  EXPECT_NE(input_error_of([&] { postings::parse_queries("0\n3\n", "q", index, false); }).find("q:2:1: term id 3 is out of range"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { postings::parse_queries("0\n\n1\n", "q", index, false); }).find("q:2: "), std::string::npos);
-  EXPECT_NE(refusal([&] { postings::parse_queries("0 1x\n", "q", index, false); }).find("q:1:3: expected a term id"),
+  EXPECT_NE(input_error_of([&] { postings::parse_queries("0\n\n1\n", "q", index, false); }).find("q:2: "), std::string::npos);
+  EXPECT_NE(input_error_of([&] { postings::parse_queries("0 1x\n", "q", index, false); }).find("q:1:3: expected a term id"),
             std::string::npos);
   EXPECT_THROW(postings::parse_queries("alpha\n", "q", index, true), UsageError);  // no vocabulary
 
@@ -211,7 +204,7 @@ TEST(Queries, TermIdsAndWords) {
   const postings::Results r = postings::intersect_cpu(index, w, Algorithm::automatic);
   EXPECT_EQ(std::vector<DocId>(r.answer(0).begin(), r.answer(0).end()), (std::vector<DocId>{3}));
   EXPECT_EQ(r.counts[1], 0u);  // delta is not in the vocabulary: nothing matches
-  EXPECT_NE(refusal([&] { postings::parse_queries("beta\n...\n", "q", index, true); }).find("q:2: "), std::string::npos);
+  EXPECT_NE(input_error_of([&] { postings::parse_queries("beta\n...\n", "q", index, true); }).find("q:2: "), std::string::npos);
 }
 
 TEST(Tokenizer, UnicodeWordBoundaries) {
@@ -258,7 +251,7 @@ TEST(Build, IndexOfHandMadeText) {
   EXPECT_EQ(files.vocabulary, (std::vector<std::string>{"cat"}));  // the only word in both files
 
   test::write_file(dir / "bad.txt", "fine\nbroken \xC3\x28 here\n");
-  EXPECT_NE(refusal([&] { postings::build_index({(dir / "bad.txt").string()}, {}); }).find("bad.txt:2:8: not valid UTF-8"),
+  EXPECT_NE(input_error_of([&] { postings::build_index({(dir / "bad.txt").string()}, {}); }).find("bad.txt:2:8: not valid UTF-8"),
             std::string::npos);
 }
 

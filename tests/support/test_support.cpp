@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "simkit/error.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -187,6 +189,15 @@ void expect_refused(const std::vector<std::string>& args, const std::string& wor
   EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(output)) << args.back();
+}
+
+std::string input_error_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(accepted)";
 }
 
 }  // namespace simkit::test

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -97,6 +98,10 @@ std::string run_shell(const std::string& command);
 // Runs simkit with `args` and expects a refusal: exit 2, one error line containing
 // `words`, and no file at `output`.
 void expect_refused(const std::vector<std::string>& args, const std::string& words, const std::filesystem::path& output);
+
+// The message of the InputError `body` throws, or "(accepted)" when it throws none
+// (any other exception goes on to the test).
+std::string input_error_of(const std::function<void()>& body);
 
 // Lines of a text (without their newlines; a final newline ends the last line).
 std::vector<std::string> lines_of(const std::string& text);

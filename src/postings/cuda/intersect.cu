@@ -133,7 +133,8 @@ struct GpuIndex::Impl {
   cuda::DeviceBuffer<int> d_selected{1};
   cuda::PinnedBuffer<DocId> host_lists;
   Impl(const Index& i, const GpuOptions& o) : index(i), options(o) {}
-  void run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only, Results& results,
+  // `sorted`: each query's distinct terms, shortest list first.
+  void run_part(const Queries& sorted, std::size_t q_begin, std::size_t q_end, bool count_only, Results& results,
                 double& ms);
 };
 
@@ -160,7 +161,7 @@ GpuIndex::~GpuIndex() = default;
 
 bool GpuIndex::resident() const noexcept { return impl_->resident.ptr != nullptr; }
 
-void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only,
+void GpuIndex::Impl::run_part(const Queries& sorted, std::size_t q_begin, std::size_t q_end, bool count_only,
                               Results& results, double& ms) {
   // Host tables: the part's lists, each query's lists shortest first, the slices.
   std::unordered_map<std::uint32_t, std::uint32_t> part_list;
@@ -168,10 +169,9 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
   std::vector<std::uint64_t> list_start, candidate_first{0};
   std::vector<std::uint32_t> list_length;
   std::vector<Slice> slices;
-  std::vector<std::uint32_t> ordered;
   std::uint64_t gathered = 0;
   for (std::size_t q = q_begin; q < q_end; ++q) {
-    terms_by_length(index, queries.query(q), ordered);
+    const std::span<const std::uint32_t> ordered = sorted.query(q);
     if (list_of(index, ordered[0]).empty()) continue;  // answer empty: nothing to test
     const auto pq = static_cast<std::uint32_t>(part_query.size());
     part_query.push_back(static_cast<std::uint32_t>(q));
@@ -284,33 +284,40 @@ Results GpuIndex::intersect(const Queries& queries, bool count_only, double* dev
   // flag, output: 9 bytes each) fit the budget's other half.
   const std::size_t room = impl_->budget / 2;
   const std::uint64_t candidate_cap = std::uint64_t{1} << 30;  // cub's int item count
+  // Each query's terms ordered once, for the sizing here and the tables of run_part.
+  Queries sorted;
   std::vector<std::uint32_t> ordered;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    terms_by_length(impl_->index, queries.query(q), ordered);
+    sorted.terms.insert(sorted.terms.end(), ordered.begin(), ordered.end());
+    sorted.offsets.push_back(sorted.terms.size());
+  }
   std::size_t begin = 0;
   std::uint64_t bytes = 0, candidates = 0;
   for (std::size_t q = 0; q <= queries.size(); ++q) {
     std::uint64_t need_bytes = 0, need_candidates = 0;
     if (q < queries.size()) {
-      terms_by_length(impl_->index, queries.query(q), ordered);
-      need_candidates = list_of(impl_->index, ordered[0]).size();
+      const std::span<const std::uint32_t> terms = sorted.query(q);
+      need_candidates = list_of(impl_->index, terms[0]).size();
       need_bytes = need_candidates * 9;
       if (impl_->resident.ptr == nullptr)
-        for (const std::uint32_t t : ordered) need_bytes += list_of(impl_->index, t).size() * sizeof(DocId);
+        for (const std::uint32_t t : terms) need_bytes += list_of(impl_->index, t).size() * sizeof(DocId);
     }
     const bool full = q == queries.size() || bytes + need_bytes > room || candidates + need_candidates > candidate_cap;
     if (full && q > begin) {
-      impl_->run_part(queries, begin, q, count_only, results, ms);
+      impl_->run_part(sorted, begin, q, count_only, results, ms);
       begin = q;
       bytes = candidates = 0;
     }
     if (q == queries.size()) break;
     if (need_bytes > room || need_candidates > candidate_cap) {
       // One query too large for the GPU alone: answered on the CPU.
-      Queries one;
-      one.terms.assign(queries.query(q).begin(), queries.query(q).end());
-      one.offsets.push_back(one.terms.size());
-      Results alone = intersect_cpu(impl_->index, one, Algorithm::automatic, count_only);
-      results.counts[q] = alone.counts[0];
-      results.ids.insert(results.ids.end(), alone.ids.begin(), alone.ids.end());
+      std::vector<std::span<const DocId>> lists;
+      for (const std::uint32_t t : sorted.query(q)) lists.push_back(list_of(impl_->index, t));
+      std::vector<DocId> answer;
+      intersect_lists(lists, Algorithm::automatic, answer);
+      results.counts[q] = answer.size();
+      if (!count_only) results.ids.insert(results.ids.end(), answer.begin(), answer.end());
       begin = q + 1;
       continue;
     }
