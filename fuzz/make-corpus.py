@@ -126,6 +126,22 @@ def main(binary):
     put("gold", "ws.txt", "love\tsex\t6.77\r\ntiger\tcat\t7.35\ntiger\ttiger\t10.00\n")
     put("gold", "ties.txt", "a\tb\t1\nc\td\t1\ne\tf\t2e0\n\n")
     copy_bad("gold", "gold")
+    # LVQ: data sets (the first byte picks CSV, TSV, .npy, idx or .skl) and models.
+    put("lvq_data", "digits.csv", b"\x00" + open(os.path.join(ROOT, "data", "samples", "digits", "test.csv"), "rb").read()[:3000])
+    put("lvq_data", "header.csv", b"\x00label,x,y\ncat,1,2\ndog,3.5,-4\n\ncat,0,1e3\n")
+    put("lvq_data", "last.tsv", b"\x011\t2\t10\r\n3\t4\t9\r\n")
+    put("lvq_data", "images.idx", b"\x03" + bytes([0, 0, 8, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2]) + bytes(range(8)))
+    lvq_csv = "a,1,2\nb,3,4\na,1,3\nb,4,4\n"
+    put("lvq_data", "small.skl", b"\x04" + written_by(binary, ["lvq", "convert", "{input}", "-o", "{output}"], lvq_csv,
+                                                      input_name="input.csv"))
+    for name in sorted(os.listdir(os.path.join(ROOT, "tests", "bad-inputs", "lvq-data"))):
+        if name.endswith(".csv") or name.endswith(".tsv"):
+            with open(os.path.join(ROOT, "tests", "bad-inputs", "lvq-data", name), "rb") as f:
+                put("lvq_data", "bad-" + name, (b"\x01" if name.endswith(".tsv") else b"\x00") + f.read())
+    put("skq", "small.skq", written_by(binary, ["lvq", "train", "--train", "{input}", "-o", "{output}", "-q", "--device",
+                                                "cpu", "-p", "2", "--standardize"], lvq_csv + "a,2,2\nb,5,5\n",
+                                       input_name="input.csv"))
+    copy_bad("skq", "skq")
     # Compressed text: the first byte picks .gz (0), .bz2 (1) or .zst (2).
     import bz2
     import gzip

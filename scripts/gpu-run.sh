@@ -3,7 +3,7 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [disco] [sweep]   (default: all but sweep)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [disco] [lvq] [sweep]   (default: all but sweep)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
@@ -12,17 +12,20 @@
 # disco: simkit_bench_disco at the thesis's sizes (dense all pairs, fp32 and tf32, synthetic
 # MI matrices; DISCO_SIZES) with its PyTorch peer, and a model of the real corpus
 # (.gpu/disco.tar.xz) built and scored against the gold standards.
+# lvq: simkit_bench_lvq at the seed's scale (synthetic 2,144,749 x 160, 3755 classes; 1 and
+# 8 prototypes a class; mb 1 .. 8192; both distance kernels at small mb) with its PyTorch
+# peer, and the test error on Fashion-MNIST (.gpu/fashion-mnist, staged by gpu-stage.sh).
 # OUT receives summary.txt, logs.tar.gz (every log and XML report) and the benchmark JSON;
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
-# SAN_TESTS names the test programs compute-sanitizer runs (default: all five).
+# SAN_TESTS names the test programs compute-sanitizer runs (default: all six).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
 # out or a benchmark fails; 0 otherwise.
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
-parts=${*:-tests sanitize bench dedup postings disco}
+parts=${*:-tests sanitize bench dedup postings disco lvq}
 step_timeout=${STEP_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-240}
 mkdir -p "$final/logs"
@@ -83,7 +86,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
     start=$(date +%s)
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests}; do
+    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests simkit_lvq_tests}; do
       t="$stage/bin/$name"
       timeout "$san_timeout" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$t" --gtest_filter="$filter" --gtest_brief=1 >> "$log" 2>&1
@@ -141,6 +144,23 @@ if [[ " $parts " == *" disco "* ]]; then
   [ -z "$data" ] || rm -rf "$data"
 fi
 
+if [[ " $parts " == *" lvq "* ]]; then
+  bench_step "simkit_bench_lvq (seed scale)" lvq_gpu "$stage"/bin/simkit_bench_lvq --device cuda \
+    --batches "${LVQ_BATCHES:-1,16,256,2048,8192}" --kernels "${LVQ_KERNELS:-reduction,gemm}" --json "$out/lvq_gpu.json"
+  for mb in ${LVQ_TILES:-}; do  # distance tiles small enough for the L2 cache
+    SIMKIT_LVQ_TILE_MB=$mb bench_step "simkit_bench_lvq tile $mb MB" lvq_tile_$mb "$stage"/bin/simkit_bench_lvq \
+      --device cuda --prototypes 8 --batches 2048 --kernels auto --json "$out/lvq_tile_$mb.json"
+  done
+  timeout "$step_timeout" python3 bench/peers/torch_lvq.py --tf32 --json "$out/lvq_torch.json" > "$out/lvq_torch.txt" 2>&1
+  note "torch lvq peer: exit $?"
+  cat "$out/lvq_torch.txt" | tail -n 4
+  if [ -f .gpu/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    bench_step "simkit_bench_lvq (Fashion-MNIST)" lvq_fashion "$stage"/bin/simkit_bench_lvq --device cuda --rows 0 \
+      --train .gpu/fashion-mnist/train-images-idx3-ubyte.gz --test .gpu/fashion-mnist/t10k-images-idx3-ubyte.gz \
+      --epochs "${LVQ_EPOCHS:-30}" --json "$out/lvq_fashion.json"
+  fi
+fi
+
 if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
   data=$(mktemp -d)
   tar -C "$data" -xJf .gpu/boost.tar.xz
@@ -179,7 +199,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

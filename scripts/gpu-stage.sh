@@ -47,5 +47,10 @@ if [ ! -f .gpu/disco.tar.xz ] && command -v bible > /dev/null; then
   tar -C "$tmp" -cJf .gpu/disco.tar.xz disco
   rm -rf "$tmp"
 fi
+# Fashion-MNIST (dataset-fashion-mnist, setup.sh --bench) for the LVQ accuracy figure, once.
+if [ -d /usr/share/datasets/fashion-mnist ] && [ ! -d .gpu/fashion-mnist ]; then
+  cp -r /usr/share/datasets/fashion-mnist .gpu/fashion-mnist
+fi
 rm -rf .gpu/bin .gpu/lib
+du -sh .gpu/fashion-mnist 2>/dev/null || true
 du -sh .gpu/*.tar.xz

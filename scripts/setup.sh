@@ -2,7 +2,8 @@
 # Installs what simkit needs from Debian 12's packages (as root, or through sudo).
 #   setup.sh           build, tests and the demo
 #   setup.sh --bench   also the CPU peers for benchmarks (FAISS, numpy, OpenMP OpenBLAS) and
-#                      their data (the Boost headers, for near-duplicate detection)
+#                      their data (the Boost headers for near-duplicate detection, Fashion-MNIST
+#                      and scikit-learn's digits for LVQ)
 #   setup.sh --samples also what scripts/make-sample-vectors.sh needs (fastText, texts)
 # Installs only what is missing, so a second run costs nothing.
 set -euo pipefail
@@ -15,7 +16,7 @@ packages=(cmake ninja-build g++ pkg-config python3
   ssdeep libfuzzy-dev)  # the reference that the CTPH tests compare with (never linked into simkit)
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(python3-numpy python3-faiss libopenblas0-openmp hyperfine libboost1.74-dev) ;;
+    --bench) packages+=(python3-numpy python3-faiss libopenblas0-openmp hyperfine libboost1.74-dev dataset-fashion-mnist python3-sklearn) ;;
     --samples) packages+=(fasttext bible-kjv wordnet-base) ;;
     *) echo "setup.sh: unknown option $arg (use --bench or --samples)" >&2; exit 2 ;;
   esac

@@ -16,10 +16,15 @@
 #include <fmt/format.h>
 
 #include "neighbors/model_data.hpp"
-#include "neighbors/number_text.hpp"
+#include "core/number_text.hpp"
 #include "simkit/progress.hpp"
 
 namespace simkit::neighbors::detail {
+
+using simkit::detail::append_shortest;
+using simkit::detail::describe;
+using simkit::detail::NumberParse;
+using simkit::detail::parse_float;
 
 namespace {
 

@@ -4,7 +4,6 @@ list(APPEND SIMKIT_CPU_SOURCES
   neighbors/format_text.cpp
   neighbors/format_word2vec_binary.cpp
   neighbors/model.cpp
-  neighbors/number_text.cpp
   neighbors/query.cpp
   neighbors/search.cpp
   neighbors/search_cpu.cpp

@@ -71,7 +71,7 @@ def npy(descr, fortran, shape, data):
 
 def main(binary):
     for fmt in ("glove", "word2vec", "word2vec-binary", "npy", "skv", "any", "ssdeep", "exp-index", "exp-query", "skp",
-                "postings-docs", "skd", "gold", "disco-corpus"):
+                "postings-docs", "skd", "gold", "disco-corpus", "lvq-data", "skq"):
         shutil.rmtree(os.path.join(HERE, fmt), ignore_errors=True)
     rng = random.Random(20261122)
 
@@ -232,6 +232,45 @@ def main(binary):
     case("gold", "not_utf8.txt", "caf\xe9\tcoffee\t8\n", [":1:4:", "not valid UTF-8"])
     case("disco-corpus", "not_utf8.txt", "good words here\nbad \xc3\x28 byte\n", [":2:5:", "not valid UTF-8"])
     case("disco-corpus", "only_stopwords.txt", "the and of\na the\n", ["no word that could be paired"])
+
+    # LVQ (simkit lvq train --train FILE): training data; damaged models for predict.
+    case("lvq-data", "ragged.csv", "a,1,2\nb,3,4\nb,5\n", [":3", "2 fields, expected 3", "ragged"])
+    case("lvq-data", "nan.csv", "a,1,2\nb,3,nan\n", [":2:3:", "feature 2", "NaN"])
+    case("lvq-data", "word.tsv", "a\t1\t2\nb\tx\t2\n", [":2:2:", "expected a number"])
+    case("lvq-data", "missing_label.csv", "a,1,2\n,3,4\n", [":2:1:", "missing label"])
+    case("lvq-data", "one_class.csv", "a,1,2\na,3,4\n", ["at least 2 classes"])
+    case("lvq-data", "too_few.csv", "a,1,2\na,3,4\nb,5,6\n", ["has 1 sample, fewer than the 2"],
+         ["--prototypes-per-class", "2"])
+    case("lvq-data", "empty.csv", "\n\n", ["no data rows"])
+    case("lvq-data", "not_utf8.csv", "caf\xe9,1,2\n", ["byte 3", "not UTF-8"])
+    case("lvq-data", "short.npy", npy("<f4", "False", "(2, 3)", struct.pack("<5f", 1, 2, 3, 4, 5)),
+         ["does not match the 20 data bytes"], ["--train-labels", "@DIR@/_labels.txt"])
+    case("lvq-data", "nan.npy", npy("<f4", "False", "(1, 2)", struct.pack("<2f", 1, float("nan"))),
+         ["row 1 feature 2", "NaN"], ["--train-labels", "@DIR@/_labels.txt"])
+    case("lvq-data", "labels_count.npy", npy("<f4", "False", "(3, 1)", struct.pack("<3f", 1, 2, 3)),
+         ["_labels.txt", "2 labels for the 3 samples of"], ["--train-labels", "@DIR@/_labels.txt"])
+    case("lvq-data", "cut-images-idx3-ubyte", b"\0\0\x08\x03\0\0\0\x02\0\0\0\x02\0\0\0\x02\x01\x02",
+         ["idx sizes call for 8 data bytes"])
+    case("lvq-data", "type-images-idx3-ubyte", b"\0\0\x0b\x03\0\0\0\x01\0\0\0\x01\0\0\0\x01\x01\x02",
+         ["byte 2", "element type 0x0B"])
+    helper("lvq-data", "_labels.txt", "a\nb\n")
+    data = "a,1,2\nb,3,4\na,1,3\nb,4,4\n"
+    valid = written_by(binary, ["lvq", "train", "--train", "{input}", "-o", "{output}", "-q", "--device", "cpu"], data,
+                       input_name="input.csv")
+    helper("skq", "_data.csv", data)
+    flipped = bytearray(valid)
+    flipped[len(valid) - 12] ^= 1
+    case("skq", "checksum.skq", bytes(flipped), ["checksum mismatch"])
+    case("skq", "truncated.skq", valid[:-3], ["truncated: the header says"])
+    case("skq", "header_only.skq", valid[:30], ["truncated: shorter than an .skq header"])
+    version = bytearray(valid)
+    version[8:12] = struct.pack("<I", 9)
+    case("skq", "version.skq", bytes(version), [": byte 8", ".skq version 9 is not supported"])
+    classes = bytearray(valid)
+    classes[32:40] = struct.pack("<Q", 10**17)
+    case("skq", "absurd_classes.skq", bytes(classes), [": byte 16", "corrupt header"])
+    case("skq", "data_model.skq", written_by(binary, ["lvq", "convert", "{input}", "-o", "{output}"], data,
+                                             input_name="input.csv"), ["not an .skq file (wrong magic)"])
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ std::vector<BadFile> corpus() {
 
 // ssdeep hash lists go to simkit dedup; posting-list files to simkit postings (an index
 // with the folder's good queries, queries against the folder's good index, documents to
-// build); DISCO models, gold standards and corpora to simkit disco; every other format
+// build); DISCO models, gold standards and corpora to simkit disco; LVQ training data to
+// simkit lvq train and LVQ models to simkit lvq predict; every other format
 // to simkit neighbors as a model.
 std::vector<std::string> command_for(const BadFile& f, const fs::path& out) {
   std::vector<std::string> args;
@@ -59,6 +60,10 @@ std::vector<std::string> command_for(const BadFile& f, const fs::path& out) {
     args = {"disco", "evaluate", "--model", dir + "/_model.skd", f.path.string(), "-o", out.string()};
   } else if (folder == "disco-corpus") {
     args = {"disco", "build", f.path.string(), "-o", out.string()};
+  } else if (folder == "lvq-data") {
+    args = {"lvq", "train", "--train", f.path.string(), "--device", "cpu", "-o", out.string()};
+  } else if (folder == "skq") {
+    args = {"lvq", "predict", "--model", f.path.string(), "--data", dir + "/_data.csv", "-o", out.string()};
   } else if (folder == "ssdeep") {
     args = {"dedup", f.path.string(), "--device", "cpu", "-o", out.string()};
   } else {

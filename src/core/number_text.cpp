@@ -1,4 +1,4 @@
-#include "neighbors/number_text.hpp"
+#include "core/number_text.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "simkit/error.hpp"
 
-namespace simkit::neighbors::detail {
+namespace simkit::detail {
 
 NumberParse parse_float(std::string_view field, float& value) {
   const char* begin = field.data();
@@ -43,4 +43,4 @@ void append_shortest(std::string& out, float value) {
   out.append(buffer, err == std::errc() ? end : buffer);
 }
 
-}  // namespace simkit::neighbors::detail
+}  // namespace simkit::detail

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace simkit::neighbors::detail {
+namespace simkit::detail {
 
 struct NpyHeader {
   std::string descr;                  // e.g. "<f4"
@@ -18,4 +18,4 @@ struct NpyHeader {
 // Parses magic, version, length and the dict literal; throws InputError with offsets.
 NpyHeader read_npy_header(std::string_view bytes, const std::string& path);
 
-}  // namespace simkit::neighbors::detail
+}  // namespace simkit::detail

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace simkit::neighbors::detail {
+namespace simkit::detail {
 
 enum class NumberParse { Ok, NotANumber, NotFinite, OutOfRange };
 
@@ -14,4 +14,4 @@ NumberParse parse_float(std::string_view field, float& value);
 std::string describe(NumberParse result, std::string_view field);
 void append_shortest(std::string& out, float value);
 
-}  // namespace simkit::neighbors::detail
+}  // namespace simkit::detail

@@ -1,0 +1,348 @@
+// The GPU path of GLVQ training, the seed's three steps per mini-batch, all on the device:
+//   distances   `gemm`: cuBLAS x.m (fp32, or TF32 tensor cores) for batches of many rows;
+//               `reduction`: a kernel that sums (x - m)^2 itself, the samples held in
+//               shared memory, for small batches (the seed's choice for small mb)
+//   search      one block a sample: genuine (its class's prototypes) and rival (every
+//               other) minima by block reduction, then the loss and the two coefficients
+//   update      the batch's 2 mb (prototype, sample) entries sorted stably by prototype
+//               (CUB), then one block per touched prototype applying its samples' updates
+//               in batch order, as the CPU does, and refreshing the prototype's norm
+// The training set stays on the device when it fits the budget (a gather kernel builds
+// each batch); otherwise each batch is gathered on the host and copied.
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "lvq/trainer.hpp"
+#include "simkit/device.hpp"
+
+namespace simkit::lvq::detail {
+
+namespace {
+
+constexpr int kMaxReductionRows = 16;  // the reduction kernel's register tile
+
+__device__ float squared_norm_warp(const float* x, std::size_t dims) {
+  double s = 0;
+  for (std::size_t t = threadIdx.x % 32; t < dims; t += 32) s += static_cast<double>(x[t]) * x[t];
+  for (int offset = 16; offset > 0; offset /= 2) s += __shfl_down_sync(0xffffffffu, s, offset);
+  return static_cast<float>(__shfl_sync(0xffffffffu, s, 0));
+}
+
+// One warp a row: the batch's rows copied from the resident set, their labels and norms.
+__global__ void gather_rows(const float* data, const std::uint32_t* labels, const std::uint32_t* order,
+                            std::size_t n, std::size_t dims, float* x, std::uint32_t* y, float* norms) {
+  const std::size_t warp = (blockIdx.x * std::size_t{blockDim.x} + threadIdx.x) / 32;
+  if (warp >= n) return;
+  const float* src = data + std::size_t{order[warp]} * dims;
+  float* dst = x + warp * dims;
+  for (std::size_t t = threadIdx.x % 32; t < dims; t += 32) dst[t] = src[t];
+  const float norm = squared_norm_warp(src, dims);
+  if (threadIdx.x % 32 == 0) {
+    y[warp] = labels[order[warp]];
+    norms[warp] = norm;
+  }
+}
+
+__global__ void row_norms(const float* x, std::size_t n, std::size_t dims, float* norms) {
+  const std::size_t warp = (blockIdx.x * std::size_t{blockDim.x} + threadIdx.x) / 32;
+  if (warp >= n) return;
+  const float norm = squared_norm_warp(x + warp * dims, dims);
+  if (threadIdx.x % 32 == 0) norms[warp] = norm;
+}
+
+// Distances of `rows` (<= kMaxReductionRows) samples to every prototype, summed
+// directly: the samples sit in shared memory, each warp takes prototypes in turn and
+// each lane a stride of the features.
+__global__ void reduction_distances(const float* x, int rows, const float* prototypes, std::size_t count,
+                                    std::size_t dims, float* out) {
+  extern __shared__ float shared_x[];
+  for (std::size_t i = threadIdx.x; i < rows * dims; i += blockDim.x) shared_x[i] = x[i];
+  __syncthreads();
+  const std::size_t warps = gridDim.x * std::size_t{blockDim.x / 32};
+  for (std::size_t j = blockIdx.x * std::size_t{blockDim.x / 32} + threadIdx.x / 32; j < count; j += warps) {
+    float acc[kMaxReductionRows] = {};
+    const float* m = prototypes + j * dims;
+    for (std::size_t t = threadIdx.x % 32; t < dims; t += 32) {
+      const float mt = m[t];
+#pragma unroll
+      for (int s = 0; s < kMaxReductionRows; ++s)
+        if (s < rows) {
+          const float diff = shared_x[s * dims + t] - mt;
+          acc[s] = fmaf(diff, diff, acc[s]);
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < kMaxReductionRows; ++s) {
+      if (s >= rows) break;
+      float v = acc[s];
+      for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+      if (threadIdx.x % 32 == 0) out[s * count + j] = v;
+    }
+  }
+}
+
+struct Best {
+  float d;
+  std::uint32_t j;
+};
+__device__ bool better(const Best& a, const Best& b) { return a.d < b.d || (a.d == b.d && a.j < b.j); }
+
+// One block a sample: genuine and rival minima, the outcome and the two update entries.
+// `dots`: the tile holds x.m (distances = |x|^2 + |m|^2 - 2 x.m), else the distances.
+__global__ void search(const float* tile, std::size_t rows, std::size_t count, std::size_t per_class, bool dots,
+                       const float* sample_norms, const float* prototype_norms, const std::uint32_t* labels,
+                       std::size_t first_row, double xi, float eta, float* losses, std::uint8_t* errors,
+                       std::uint32_t* keys, float* coefficients) {
+  constexpr int kThreads = 256;
+  __shared__ Best genuine_of[kThreads], rival_of[kThreads];
+  const std::size_t i = blockIdx.x;
+  if (i >= rows) return;
+  const float* s = tile + i * count;
+  const float xn = sample_norms[i];
+  const std::size_t lo = labels[i] * per_class, hi = lo + per_class;
+  const float inf = __int_as_float(0x7f800000);
+  Best g{inf, 0}, r{inf, 0};
+  for (std::size_t j = threadIdx.x; j < count; j += kThreads) {
+    const float d = dots ? fmaxf(0.0f, xn + prototype_norms[j] - 2.0f * s[j]) : s[j];
+    const Best candidate{d, static_cast<std::uint32_t>(j)};
+    if (j >= lo && j < hi) {
+      if (better(candidate, g)) g = candidate;
+    } else if (better(candidate, r)) {
+      r = candidate;
+    }
+  }
+  genuine_of[threadIdx.x] = g;
+  rival_of[threadIdx.x] = r;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      if (better(genuine_of[threadIdx.x + half], genuine_of[threadIdx.x])) genuine_of[threadIdx.x] = genuine_of[threadIdx.x + half];
+      if (better(rival_of[threadIdx.x + half], rival_of[threadIdx.x])) rival_of[threadIdx.x] = rival_of[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    g = genuine_of[0];
+    r = rival_of[0];
+    const Outcome o = glvq_outcome(g.d, r.d, r.j < g.j, xi, eta);
+    const std::size_t at = first_row + i;
+    losses[at] = o.loss;
+    errors[at] = o.error;
+    keys[2 * at] = g.j;
+    keys[2 * at + 1] = r.j;
+    coefficients[2 * at] = o.towards;
+    coefficients[2 * at + 1] = o.away;
+  }
+}
+
+// Block e handles the run of sorted entries that starts at e (other blocks return): its
+// prototype takes the entries' updates in order, each thread a stride of the features.
+__global__ void update(const std::uint32_t* keys, const std::uint32_t* entries, std::size_t n_entries,
+                       const float* coefficients, const float* x, std::size_t dims, float* prototypes,
+                       float* prototype_norms) {
+  const std::size_t e = blockIdx.x;
+  if (e >= n_entries || (e > 0 && keys[e] == keys[e - 1])) return;
+  const std::uint32_t j = keys[e];
+  float* m = prototypes + std::size_t{j} * dims;
+  double norm = 0;
+  for (std::size_t t = threadIdx.x; t < dims; t += blockDim.x) {
+    float v = m[t];
+    for (std::size_t k = e; k < n_entries && keys[k] == j; ++k) {
+      const std::uint32_t entry = entries[k];
+      v = fmaf(coefficients[entry], x[std::size_t{entry / 2} * dims + t] - v, v);
+    }
+    m[t] = v;
+    norm += static_cast<double>(v) * v;
+  }
+  __shared__ double partial[32];
+  for (int offset = 16; offset > 0; offset /= 2) norm += __shfl_down_sync(0xffffffffu, norm, offset);
+  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = norm;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double total = 0;
+    for (unsigned w = 0; w < blockDim.x / 32; ++w) total += partial[w];
+    prototype_norms[j] = static_cast<float>(total);
+  }
+}
+
+__global__ void iota(std::uint32_t* out, std::size_t n) {
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (i < n) out[i] = static_cast<std::uint32_t>(i);
+}
+
+unsigned blocks_for(std::size_t threads, unsigned per_block) {
+  return static_cast<unsigned>((threads + per_block - 1) / per_block);
+}
+
+class GpuTrainer final : public Trainer {
+ public:
+  GpuTrainer(const Dataset& data, const Model& model, const TrainOptions& options)
+      : guard_(options.device), host_(data), model_(model), options_(options) {
+    const std::size_t count = model.count(), dims = model.dims, batch = std::min(options.batch, data.rows);
+    SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas_));
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_, stream_.get()));
+    SIMKIT_CUBLAS_CHECK(cublasSetMathMode(
+        cublas_, options.precision == Precision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    prototypes_ = cuda::DeviceBuffer<float>(count * dims);
+    norms_ = cuda::DeviceBuffer<float>(count);
+    SIMKIT_CUDA_CHECK(cudaMemcpy(prototypes_.get(), model.prototypes.data(), count * dims * 4, cudaMemcpyHostToDevice));
+    row_norms<<<blocks_for(count * 32, 256), 256, 0, stream_.get()>>>(prototypes_.get(), count, dims, norms_.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+
+    const std::size_t budget =
+        options.memory_budget != 0 ? options.memory_budget : gpu_memory(options.device).free / 10 * 8;
+    // The distance tile: rows of the batch at a time, at most a quarter of the budget.
+    // SIMKIT_LVQ_TILE_MB caps it further (a benchmark knob: a tile that fits the L2 cache
+    // is read back by the search without a trip to memory).
+    std::size_t tile_bytes = budget / 4;
+    if (const char* mb = std::getenv("SIMKIT_LVQ_TILE_MB"); mb != nullptr && std::atoi(mb) > 0)
+      tile_bytes = std::min(tile_bytes, static_cast<std::size_t>(std::atoi(mb)) << 20);
+    tile_rows_ = std::clamp<std::size_t>(tile_bytes / (count * 4), 1, batch);
+    kernel_ = options.kernel;
+    // Measured on an H100 at the seed's shape (bench/results/lvq.md): the reduction kernel
+    // wins only for SGD over few prototypes (3755 x 160: 24.7 against 25.7 us a sample);
+    // from mb = 16, or with 8 prototypes a class, cuBLAS does.
+    if (kernel_ == Kernel::automatic)
+      kernel_ = batch <= 2 && count * dims <= (std::size_t{1} << 20) ? Kernel::reduction : Kernel::gemm;
+    if (kernel_ == Kernel::reduction) tile_rows_ = std::min<std::size_t>(tile_rows_, kMaxReductionRows);
+    if (kernel_ == Kernel::reduction && tile_rows_ * dims * 4 > 48 * 1024) kernel_ = Kernel::gemm;
+    tile_ = cuda::DeviceBuffer<float>(tile_rows_ * count);
+    x_ = cuda::DeviceBuffer<float>(batch * dims);
+    y_ = cuda::DeviceBuffer<std::uint32_t>(batch);
+    x_norms_ = cuda::DeviceBuffer<float>(batch);
+    sorted_keys_ = cuda::DeviceBuffer<std::uint32_t>(2 * batch);
+    entries_ = cuda::DeviceBuffer<std::uint32_t>(2 * batch);
+    sorted_entries_ = cuda::DeviceBuffer<std::uint32_t>(2 * batch);
+    coefficients_ = cuda::DeviceBuffer<float>(2 * data.rows);
+    keys_ = cuda::DeviceBuffer<std::uint32_t>(2 * data.rows);
+    losses_ = cuda::DeviceBuffer<float>(data.rows);
+    errors_ = cuda::DeviceBuffer<std::uint8_t>(data.rows);
+    iota<<<blocks_for(2 * batch, 256), 256, 0, stream_.get()>>>(entries_.get(), 2 * batch);
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    key_bits_ = 1;
+    while ((std::size_t{1} << key_bits_) < count) ++key_bits_;
+    std::size_t sort_bytes = 0;
+    SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.get(), sorted_keys_.get(),
+                                                      entries_.get(), sorted_entries_.get(), static_cast<int>(2 * batch),
+                                                      0, key_bits_, stream_.get()));
+    sort_temp_ = cuda::DeviceBuffer<unsigned char>(sort_bytes);
+
+    const std::size_t data_bytes = data.rows * (dims * 4 + 4) + data.rows * 4;
+    if (data_bytes <= budget / 2) {  // the training set resident
+      resident_ = cuda::DeviceBuffer<float>(data.rows * dims);
+      labels_ = cuda::DeviceBuffer<std::uint32_t>(data.rows);
+      order_ = cuda::DeviceBuffer<std::uint32_t>(data.rows);
+      SIMKIT_CUDA_CHECK(cudaMemcpy(resident_.get(), data.features.data(), data.rows * dims * 4, cudaMemcpyHostToDevice));
+      SIMKIT_CUDA_CHECK(cudaMemcpy(labels_.get(), data.labels.data(), data.rows * 4, cudaMemcpyHostToDevice));
+    } else {
+      staged_x_ = cuda::PinnedBuffer<float>(batch * dims);
+      staged_y_ = cuda::PinnedBuffer<std::uint32_t>(batch);
+    }
+    stream_.sync();
+  }
+  ~GpuTrainer() override { cublasDestroy(cublas_); }
+
+  void epoch(std::span<const std::uint32_t> order, std::size_t batch, std::span<const float> etas, float* losses,
+             std::uint8_t* errors) override {
+    const std::size_t n = order.size(), dims = model_.dims;
+    if (resident_.size() > 0)
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(order_.get(), order.data(), n * 4, cudaMemcpyHostToDevice, stream_.get()));
+    for (std::size_t b = 0, first = 0; first < n; ++b, first += batch) {
+      const std::size_t rows = std::min(batch, n - first);
+      if (resident_.size() > 0) {
+        gather_rows<<<blocks_for(rows * 32, 256), 256, 0, stream_.get()>>>(resident_.get(), labels_.get(), order_.get() + first,
+                                                                          rows, dims, x_.get(), y_.get(), x_norms_.get());
+        SIMKIT_CUDA_CHECK_LAUNCH();
+      } else {
+        stream_.sync();  // the staging buffers are free again
+        for (std::size_t i = 0; i < rows; ++i) {
+          std::copy_n(&host_.features[std::size_t{order[first + i]} * dims], dims, staged_x_.get() + i * dims);
+          staged_y_.get()[i] = host_.labels[order[first + i]];
+        }
+        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(x_.get(), staged_x_.get(), rows * dims * 4, cudaMemcpyHostToDevice, stream_.get()));
+        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(y_.get(), staged_y_.get(), rows * 4, cudaMemcpyHostToDevice, stream_.get()));
+        row_norms<<<blocks_for(rows * 32, 256), 256, 0, stream_.get()>>>(x_.get(), rows, dims, x_norms_.get());
+        SIMKIT_CUDA_CHECK_LAUNCH();
+      }
+      run_batch(first, rows, etas[b]);
+    }
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(losses, losses_.get(), n * 4, cudaMemcpyDeviceToHost, stream_.get()));
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(errors, errors_.get(), n, cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.sync();
+  }
+
+  void read_prototypes(float* out) override {
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(out, prototypes_.get(), model_.count() * model_.dims * 4, cudaMemcpyDeviceToHost,
+                                      stream_.get()));
+    stream_.sync();
+  }
+
+ private:
+  void run_batch(std::size_t first, std::size_t rows, float eta) {
+    const std::size_t count = model_.count(), dims = model_.dims;
+    const cudaStream_t stream = stream_.get();
+    for (std::size_t r0 = 0; r0 < rows; r0 += tile_rows_) {
+      const std::size_t r = std::min(tile_rows_, rows - r0);
+      const bool dots = kernel_ == Kernel::gemm;
+      if (dots) {
+        const float one = 1, zero = 0;
+        SIMKIT_CUBLAS_CHECK(cublasSgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(count), static_cast<int>(r),
+                                        static_cast<int>(dims), &one, prototypes_.get(), static_cast<int>(dims),
+                                        x_.get() + r0 * dims, static_cast<int>(dims), &zero, tile_.get(),
+                                        static_cast<int>(count)));
+      } else {
+        const std::size_t shared = r * dims * 4;
+        const unsigned blocks = std::min<unsigned>(blocks_for(count, 8), 4096);
+        reduction_distances<<<blocks, 256, shared, stream>>>(x_.get() + r0 * dims, static_cast<int>(r), prototypes_.get(),
+                                                             count, dims, tile_.get());
+        SIMKIT_CUDA_CHECK_LAUNCH();
+      }
+      search<<<static_cast<unsigned>(r), 256, 0, stream>>>(tile_.get(), r, count, model_.per_class, dots,
+                                                          x_norms_.get() + r0, norms_.get(), y_.get() + r0, first + r0,
+                                                          options_.xi, eta, losses_.get(), errors_.get(), keys_.get(),
+                                                          coefficients_.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+    }
+    // Entries of this batch: keys_/coefficients_ at [2 first, 2 (first + rows)).
+    std::size_t sort_bytes = sort_temp_.size();
+    const int n_entries = static_cast<int>(2 * rows);
+    SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), sort_bytes, keys_.get() + 2 * first,
+                                                      sorted_keys_.get(), entries_.get(), sorted_entries_.get(),
+                                                      n_entries, 0, key_bits_, stream));
+    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(256, (dims + 31) / 32 * 32));
+    update<<<static_cast<unsigned>(n_entries), threads, 0, stream>>>(sorted_keys_.get(), sorted_entries_.get(),
+                                                                   n_entries, coefficients_.get() + 2 * first, x_.get(),
+                                                                   dims, prototypes_.get(), norms_.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+  }
+
+  cuda::DeviceGuard guard_;
+  const Dataset& host_;
+  const Model& model_;
+  TrainOptions options_;
+  cuda::Stream stream_;
+  cublasHandle_t cublas_ = nullptr;
+  Kernel kernel_ = Kernel::gemm;
+  std::size_t tile_rows_ = 1;
+  int key_bits_ = 1;
+  cuda::DeviceBuffer<float> prototypes_, norms_, tile_, x_, x_norms_, coefficients_, losses_, resident_;
+  cuda::DeviceBuffer<std::uint32_t> y_, keys_, sorted_keys_, entries_, sorted_entries_, labels_, order_;
+  cuda::DeviceBuffer<std::uint8_t> errors_;
+  cuda::DeviceBuffer<unsigned char> sort_temp_;
+  cuda::PinnedBuffer<float> staged_x_;
+  cuda::PinnedBuffer<std::uint32_t> staged_y_;
+};
+
+}  // namespace
+
+std::unique_ptr<Trainer> gpu_trainer(const Dataset& data, const Model& model, const TrainOptions& options) {
+  return std::make_unique<GpuTrainer>(data, model, options);
+}
+
+}  // namespace simkit::lvq::detail

@@ -1,0 +1,114 @@
+// The epoch loop: shuffling, the learning-rate schedule, the per-epoch figures and early
+// stopping; the batches themselves run in a CPU or GPU trainer (lvq/trainer.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "lvq/trainer.hpp"
+#include "simkit/error.hpp"
+#include "simkit/progress.hpp"
+
+namespace simkit::lvq {
+
+namespace {
+
+// The mean squared distance of the samples to their class means: the data's scale.
+double data_scale(const Dataset& data) {
+  const std::size_t dims = data.dims;
+  std::vector<double> means(data.classes.size() * dims);
+  std::vector<std::size_t> sizes(data.classes.size());
+  for (std::size_t r = 0; r < data.rows; ++r) {
+    ++sizes[data.labels[r]];
+    for (std::size_t t = 0; t < dims; ++t) means[data.labels[r] * dims + t] += data.features[r * dims + t];
+  }
+  for (std::size_t c = 0; c < sizes.size(); ++c)
+    for (std::size_t t = 0; t < dims; ++t) means[c * dims + t] /= std::max<std::size_t>(1, sizes[c]);
+  double total = 0;
+  for (std::size_t r = 0; r < data.rows; ++r)
+    for (std::size_t t = 0; t < dims; ++t) {
+      const double d = data.features[r * dims + t] - means[data.labels[r] * dims + t];
+      total += d * d;
+    }
+  const double scale = total / data.rows;
+  return scale > 0 ? scale : 1.0;
+}
+
+double test_error(const Model& model, const Dataset& test, int device) {
+  const std::vector<std::uint32_t> nearest = predict(model, test, 1, device);
+  std::size_t wrong = 0;
+  for (std::size_t r = 0; r < test.rows; ++r) wrong += nearest[r] != test.labels[r];
+  return static_cast<double>(wrong) / test.rows;
+}
+
+}  // namespace
+
+Model train(const Dataset& raw, const Dataset* test, const TrainOptions& options, const EpochCallback& on_epoch,
+            Progress* progress) {
+  if (options.batch == 0) throw UsageError("--batch must be at least 1");
+  if (!(options.learning_rate > 0) || !std::isfinite(options.learning_rate))
+    throw UsageError("--learning-rate must be a positive number");
+  if (!(options.xi > 0) || !std::isfinite(options.xi)) throw UsageError("--xi must be a positive number");
+  if (test != nullptr && (test->dims != raw.dims || !test->labelled() || test->classes != raw.classes))
+    throw UsageError("the test set needs labels over the training set's classes and its number of features");
+  Model model = initial_model(raw, options);
+  Dataset scaled;
+  const Dataset* data = &raw;
+  if (!model.mean.empty()) {
+    scaled = raw;
+    detail::standardise(model, scaled);
+    data = &scaled;
+  }
+  const double step = options.learning_rate * data_scale(*data);
+  const std::unique_ptr<detail::Trainer> trainer =
+      options.device >= 0 ? detail::gpu_trainer(*data, model, options) : detail::cpu_trainer(*data, model, options);
+
+  const std::size_t n = data->rows;
+  const std::size_t batches = (n + options.batch - 1) / options.batch;
+  const double total_batches = static_cast<double>(batches * options.epochs);
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::mt19937_64 rng(options.seed);
+  std::vector<float> etas(batches), losses(n);
+  std::vector<std::uint8_t> errors(n);
+  Model best;
+  double best_error = std::numeric_limits<double>::infinity();
+  std::size_t since_best = 0;
+  for (std::size_t epoch = 0; epoch < options.epochs; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t b = 0; b < batches; ++b) {
+      const double done = static_cast<double>(epoch * batches + b) / total_batches;
+      etas[b] = static_cast<float>(options.schedule == Schedule::linear ? step * (1 - done) : step);
+    }
+    trainer->epoch(order, options.batch, etas, losses.data(), errors.data());
+    EpochStats stats;
+    stats.epoch = epoch + 1;
+    for (std::size_t i = 0; i < n; ++i) {  // in order: the same sums on both paths
+      stats.loss += losses[i];
+      stats.train_error += errors[i];
+    }
+    stats.loss /= n;
+    stats.train_error /= n;
+    stats.learning_rate = etas[0];
+    trainer->read_prototypes(model.prototypes.data());
+    stats.test_error = test != nullptr ? test_error(model, *test, options.device) : std::nan("");
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (on_epoch) on_epoch(stats);
+    if (progress != nullptr) progress->advance(n);
+    if (options.patience > 0 && test != nullptr) {
+      if (stats.test_error < best_error) {
+        best_error = stats.test_error;
+        best = model;
+        since_best = 0;
+      } else if (++since_best >= options.patience) {
+        return best;
+      }
+    }
+  }
+  return options.patience > 0 && test != nullptr && best.count() > 0 ? best : model;
+}
+
+}  // namespace simkit::lvq

@@ -1,0 +1,67 @@
+// Internal: what the CPU and the GPU trainers share. The epoch loop (train.cpp) hands a
+// trainer the epoch's sample order and each batch's step; the trainer runs the seed's
+// three steps per batch (distances, genuine/rival search with the loss, update) and
+// reports each sample's loss and error, which the loop sums in order (the same sums on
+// both paths).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "simkit/lvq.hpp"
+
+namespace simkit::lvq::detail {
+
+class Trainer {
+ public:
+  virtual ~Trainer() = default;
+  // Trains on the samples order[0..n) in batches of `batch`, batch b with step etas[b];
+  // losses[i] and errors[i] receive sample order[i]'s outcome.
+  virtual void epoch(std::span<const std::uint32_t> order, std::size_t batch, std::span<const float> etas,
+                     float* losses, std::uint8_t* errors) = 0;
+  // The current prototypes (count x dims).
+  virtual void read_prototypes(float* out) = 0;
+};
+
+// `data` (already standardised) and `model` (the starting prototypes) outlive the trainer.
+std::unique_ptr<Trainer> cpu_trainer(const Dataset& data, const Model& model, const TrainOptions& options);
+std::unique_ptr<Trainer> gpu_trainer(const Dataset& data, const Model& model, const TrainOptions& options);
+
+// x' = (x - mean) / scale for every row, when the model is standardised.
+void standardise(const Model& model, Dataset& data);
+
+// Squared Euclidean distances of rows [first, first + n) of `x` (dims wide) to every
+// prototype (norms given), row-major n x count, through BLAS; negative rounding clamped to 0.
+void distances_cpu(const float* x, std::size_t n, const Model& model, const float* prototype_norms, float* out);
+
+// One sample's GLVQ outcome from its genuine and rival distances, computed in double the
+// same way on both paths: the loss sigmoid(xi mu), whether the rival wins (nearer, or as
+// near with a lower index), and the update coefficients of the genuine prototype (towards
+// the sample) and the rival (away from it).
+struct Outcome {
+  float loss = 0;
+  std::uint8_t error = 0;
+  float towards = 0, away = 0;
+};
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline Outcome glvq_outcome(float dc, float dr, bool rival_first, double xi, float eta) {
+  Outcome o;
+  const double sum = static_cast<double>(dc) + dr;
+  const double mu = sum > 0 ? (static_cast<double>(dc) - dr) / sum : 0.0;
+  const double f = 1.0 / (1.0 + exp(-xi * mu));
+  o.loss = static_cast<float>(f);
+  o.error = (dr < dc || (dr == dc && rival_first)) ? 1 : 0;
+  if (sum > 0) {
+    const double g = xi * f * (1 - f) * 4.0 / (sum * sum);
+    o.towards = static_cast<float>(eta * g * dr);
+    o.away = static_cast<float>(-eta * g * dc);
+  }
+  return o;
+}
+
+}  // namespace simkit::lvq::detail
