@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "fuzz_common.hpp"
+#include "simkit/io.hpp"
 #include "simkit/lvq.hpp"
 
 namespace lvq = simkit::lvq;
