@@ -7,6 +7,7 @@
 //                            and are scaled to a whole epoch (said in the output)
 //  --kernels LIST            GPU distance kernels to time (auto, or reduction,gemm)
 //  --precisions LIST         GPU gemm kernel: fp32 and/or tf32 (tf32 timed for mb >= 256)
+//  --compare-search          also the compare-exchange genuine/rival search (mb >= 256)
 //  --train/--test FILE       a real data set: test error after --epochs on this device
 // Seconds per epoch are wall clock around Trainer::epoch, which ends synchronised (device
 // work, the per-sample losses copied back); one warm-up batch run first. JSON to --json.
@@ -81,6 +82,8 @@ int main(int argc, char** argv) {
   app.add_option("--batches", batches);
   app.add_option("--kernels", kernels);
   app.add_option("--precisions", precisions);
+  bool compare = false;
+  app.add_flag("--compare-search", compare, "also time the compare-exchange search (mb >= 256)");
   app.add_option("--sample-limit", sample_limit);
   app.add_option("--train", train_path);
   app.add_option("--test", test_path);
@@ -114,10 +117,12 @@ int main(int argc, char** argv) {
       std::vector<std::string> runs{"cpu"};
       if (dev.cuda) runs = kernels == "auto" ? std::vector<std::string>{"auto"} : std::vector<std::string>{"reduction", "gemm"};
       if (dev.cuda && precisions.find("tf32") != std::string::npos) runs.push_back("gemm-tf32");
+      if (dev.cuda && compare) runs.push_back("gemm-compare");
       for (const std::size_t batch : sizes(batches))
         for (const std::string& kernel : runs) {
-          if (kernel == "gemm-tf32" && batch < 256) continue;
+          if ((kernel == "gemm-tf32" || kernel == "gemm-compare") && batch < 256) continue;
           lvq::TrainOptions options;
+          if (kernel == "gemm-compare") options.search = lvq::Search::compare;
           if (kernel == "gemm-tf32") options.precision = lvq::Precision::tf32;
           options.per_class = per_class;
           options.batch = batch;

@@ -19,7 +19,8 @@
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
-# SAN_TESTS names the test programs compute-sanitizer runs (default: all six).
+# SAN_TESTS names the test programs compute-sanitizer runs (default: all six), SAN_FILTER
+# the tests (default *Gpu*).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
 # out or a benchmark fails; 0 otherwise.
 set -uo pipefail
@@ -80,7 +81,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
   # finish: bench/results/compute-sanitizer.md), so it skips the fp16/bf16 searches.
   export SIMKIT_TEST_QUICK=1
   for tool in memcheck racecheck synccheck initcheck; do
-    filter='*Gpu*'
+    filter=${SAN_FILTER:-'*Gpu*'}
     [ "$tool" = initcheck ] && filter='*Gpu*:-*fp16*:*bf16*'
     log="$out/sanitizer-$tool.log"
     start=$(date +%s)
@@ -146,7 +147,8 @@ fi
 
 if [[ " $parts " == *" lvq "* ]]; then
   bench_step "simkit_bench_lvq (seed scale)" lvq_gpu "$stage"/bin/simkit_bench_lvq --device cuda \
-    --batches "${LVQ_BATCHES:-1,16,256,2048,8192}" --kernels "${LVQ_KERNELS:-reduction,gemm}" --json "$out/lvq_gpu.json"
+    --batches "${LVQ_BATCHES:-1,16,256,2048,8192}" --kernels "${LVQ_KERNELS:-reduction,gemm}" --compare-search \
+    --json "$out/lvq_gpu.json"
   for mb in ${LVQ_TILES:-}; do  # distance tiles small enough for the L2 cache
     SIMKIT_LVQ_TILE_MB=$mb bench_step "simkit_bench_lvq tile $mb MB" lvq_tile_$mb "$stage"/bin/simkit_bench_lvq \
       --device cuda --prototypes 8 --batches 2048 --kernels auto --json "$out/lvq_tile_$mb.json"

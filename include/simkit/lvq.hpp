@@ -71,6 +71,7 @@ struct Model {
 enum class Init { automatic, means, kmeans };
 enum class Schedule { linear, constant };
 enum class Kernel { automatic, reduction, gemm };
+enum class Search { reduction, compare };
 enum class Precision { fp32, tf32 };
 
 struct TrainOptions {
@@ -86,6 +87,7 @@ struct TrainOptions {
   std::size_t patience = 0;             // stop after this many epochs without a better test error (0: never)
   int device = -1;                      // CUDA device; -1 = the CPU
   Kernel kernel = Kernel::automatic;    // GPU distance kernel (auto: reduction for SGD on few prototypes)
+  Search search = Search::reduction;    // GPU genuine/rival search: a block a sample, or a thread
   Precision precision = Precision::fp32;  // GPU: tf32 tensor cores for the gemm kernel
   std::size_t memory_budget = 0;        // GPU bytes; 0 = most of the free memory
 };

@@ -1,7 +1,7 @@
 // GLVQ on the GPU against the CPU: one batch against the float64 reference, and the
 // learning curves on the real digits sample (loss within 1e-4 relative per epoch, test
-// error within 0.1 percentage point) for every kernel, batch sizes from SGD up, and a
-// training set streamed from the host.
+// error within 0.1 percentage point) for every distance kernel and both searches, batch
+// sizes from SGD up, and a training set streamed from the host.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -54,11 +54,13 @@ TEST(GpuLvq, LearningCurvesEqualTheCpu) {
     std::size_t batch;
     lvq::Kernel kernel;
     std::size_t budget;
+    lvq::Search search = lvq::Search::reduction;
   };
   const std::vector<Case> cases = {{1, lvq::Kernel::automatic, 0},
                                    {16, lvq::Kernel::reduction, 0},
                                    {16, lvq::Kernel::gemm, 0},
                                    {256, lvq::Kernel::automatic, 0},
+                                   {32, lvq::Kernel::gemm, 0, lvq::Search::compare},
                                    {64, lvq::Kernel::gemm, 64u << 10}};  // streamed from the host, tiled
   for (const Case& c : cases) {
     lvq::TrainOptions options;
@@ -70,6 +72,7 @@ TEST(GpuLvq, LearningCurvesEqualTheCpu) {
     options.device = 0;
     options.kernel = c.kernel;
     options.memory_budget = c.budget;
+    options.search = c.search;
     const lvq::Model b = lvq::train(train, &test_set, options, [&](const lvq::EpochStats& e) { gpu.push_back(e); });
     ASSERT_EQ(cpu.size(), gpu.size());
     for (std::size_t e = 0; e < cpu.size(); ++e) {

@@ -35,7 +35,7 @@ lvq::ReadOptions read_options(const DataOptions& d) {
 struct TrainOptions {
   CommonOptions common;
   DataOptions train, test;
-  std::string output, curve, init = "auto", schedule = "linear", kernel = "auto", precision = "fp32";
+  std::string output, curve, init = "auto", schedule = "linear", kernel = "auto", search = "reduction", precision = "fp32";
   double validation = 0;
   lvq::TrainOptions lvq;
 };
@@ -75,6 +75,8 @@ int run_train(TrainOptions& options) {
                                      {{"linear", lvq::Schedule::linear}, {"constant", lvq::Schedule::constant}});
   t.kernel = choose<lvq::Kernel>("--kernel", options.kernel,
                                  {{"auto", lvq::Kernel::automatic}, {"reduction", lvq::Kernel::reduction}, {"gemm", lvq::Kernel::gemm}});
+  t.search = choose<lvq::Search>("--search", options.search,
+                                 {{"reduction", lvq::Search::reduction}, {"compare", lvq::Search::compare}});
   t.precision = choose<lvq::Precision>("--precision", options.precision,
                                        {{"fp32", lvq::Precision::fp32}, {"tf32", lvq::Precision::tf32}});
   t.device = context.device.cuda ? context.device.index : -1;
@@ -246,6 +248,9 @@ Runner add_lvq_command(CLI::App& app) {
       ->capture_default_str();
   t->add_option("--curve", train->curve, "write the learning curve (CSV: epoch,loss,train_error,test_error,...)");
   t->add_option("--kernel", train->kernel, "GPU distances: auto (reduction for SGD on few prototypes, else gemm), reduction or gemm (cuBLAS)")
+      ->capture_default_str();
+  t->add_option("--search", train->search,
+                "GPU genuine/rival search: reduction (a block a sample) or compare (a thread a sample)")
       ->capture_default_str();
   t->add_option("--precision", train->precision, "GPU gemm kernel: fp32 (exact) or tf32 (tensor cores)")->capture_default_str();
   add_common_options(*t, train->common);

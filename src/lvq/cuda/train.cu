@@ -2,8 +2,9 @@
 //   distances   `gemm`: cuBLAS x.m (fp32, or TF32 tensor cores) for batches of many rows;
 //               `reduction`: a kernel that sums (x - m)^2 itself, the samples held in
 //               shared memory, for small batches (the seed's choice for small mb)
-//   search      one block a sample: genuine (its class's prototypes) and rival (every
-//               other) minima by block reduction, then the loss and the two coefficients
+//   search      genuine (its class's prototypes) and rival (every other) minima, then
+//               the loss and the two coefficients: `reduction`, one block a sample (the
+//               seed's choice), or `compare`, one thread a sample (compare-exchange)
 //   update      the batch's 2 mb (prototype, sample) entries sorted stably by prototype
 //               (CUB), then one block per touched prototype applying its samples' updates
 //               in batch order, as the CPU does, and refreshing the prototype's norm
@@ -93,23 +94,30 @@ struct Best {
 };
 __device__ bool better(const Best& a, const Best& b) { return a.d < b.d || (a.d == b.d && a.j < b.j); }
 
-// One block a sample: genuine and rival minima, the outcome and the two update entries.
-// `dots`: the tile holds x.m (distances = |x|^2 + |m|^2 - 2 x.m), else the distances.
-__global__ void search(const float* tile, std::size_t rows, std::size_t count, std::size_t per_class, bool dots,
-                       const float* sample_norms, const float* prototype_norms, const std::uint32_t* labels,
-                       std::size_t first_row, double xi, float eta, float* losses, std::uint8_t* errors,
-                       std::uint32_t* keys, float* coefficients) {
-  constexpr int kThreads = 256;
-  __shared__ Best genuine_of[kThreads], rival_of[kThreads];
-  const std::size_t i = blockIdx.x;
-  if (i >= rows) return;
-  const float* s = tile + i * count;
-  const float xn = sample_norms[i];
-  const std::size_t lo = labels[i] * per_class, hi = lo + per_class;
-  const float inf = __int_as_float(0x7f800000);
-  Best g{inf, 0}, r{inf, 0};
-  for (std::size_t j = threadIdx.x; j < count; j += kThreads) {
-    const float d = dots ? fmaxf(0.0f, xn + prototype_norms[j] - 2.0f * s[j]) : s[j];
+// What both search kernels read and write. `dots`: the tile holds x.m (distances =
+// |x|^2 + |m|^2 - 2 x.m), else the distances.
+struct SearchArgs {
+  const float* tile;
+  std::size_t rows, count, per_class;
+  bool dots;
+  const float *sample_norms, *prototype_norms;
+  const std::uint32_t* labels;
+  std::size_t first_row;
+  double xi;
+  float eta;
+  float* losses;
+  std::uint8_t* errors;
+  std::uint32_t* keys;
+  float* coefficients;
+};
+
+// Scans prototypes j = first, first + step, ... of sample i into its genuine and rival minima.
+__device__ void scan(const SearchArgs& a, std::size_t i, std::size_t first, std::size_t step, Best& g, Best& r) {
+  const float* s = a.tile + i * a.count;
+  const float xn = a.sample_norms[i];
+  const std::size_t lo = a.labels[i] * a.per_class, hi = lo + a.per_class;
+  for (std::size_t j = first; j < a.count; j += step) {
+    const float d = a.dots ? fmaxf(0.0f, xn + a.prototype_norms[j] - 2.0f * s[j]) : s[j];
     const Best candidate{d, static_cast<std::uint32_t>(j)};
     if (j >= lo && j < hi) {
       if (better(candidate, g)) g = candidate;
@@ -117,28 +125,51 @@ __global__ void search(const float* tile, std::size_t rows, std::size_t count, s
       r = candidate;
     }
   }
+}
+
+// Sample i's outcome and its two update entries.
+__device__ void finish(const SearchArgs& a, std::size_t i, const Best& g, const Best& r) {
+  const Outcome o = glvq_outcome(g.d, r.d, r.j < g.j, a.xi, a.eta);
+  const std::size_t at = a.first_row + i;
+  a.losses[at] = o.loss;
+  a.errors[at] = o.error;
+  a.keys[2 * at] = g.j;
+  a.keys[2 * at + 1] = r.j;
+  a.coefficients[2 * at] = o.towards;
+  a.coefficients[2 * at + 1] = o.away;
+}
+
+constexpr int kSearchThreads = 256;
+
+// The seed's parallel reduction: one block a sample, both minima reduced in shared memory.
+__global__ void search_reduction(SearchArgs a) {
+  __shared__ Best genuine_of[kSearchThreads], rival_of[kSearchThreads];
+  const std::size_t i = blockIdx.x;
+  if (i >= a.rows) return;
+  const float inf = __int_as_float(0x7f800000);
+  Best g{inf, 0}, r{inf, 0};
+  scan(a, i, threadIdx.x, kSearchThreads, g, r);
   genuine_of[threadIdx.x] = g;
   rival_of[threadIdx.x] = r;
   __syncthreads();
-  for (int half = kThreads / 2; half > 0; half /= 2) {
+  for (int half = kSearchThreads / 2; half > 0; half /= 2) {
     if (threadIdx.x < half) {
       if (better(genuine_of[threadIdx.x + half], genuine_of[threadIdx.x])) genuine_of[threadIdx.x] = genuine_of[threadIdx.x + half];
       if (better(rival_of[threadIdx.x + half], rival_of[threadIdx.x])) rival_of[threadIdx.x] = rival_of[threadIdx.x + half];
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) {
-    g = genuine_of[0];
-    r = rival_of[0];
-    const Outcome o = glvq_outcome(g.d, r.d, r.j < g.j, xi, eta);
-    const std::size_t at = first_row + i;
-    losses[at] = o.loss;
-    errors[at] = o.error;
-    keys[2 * at] = g.j;
-    keys[2 * at + 1] = r.j;
-    coefficients[2 * at] = o.towards;
-    coefficients[2 * at + 1] = o.away;
-  }
+  if (threadIdx.x == 0) finish(a, i, genuine_of[0], rival_of[0]);
+}
+
+// The seed's compare-exchange: one thread a sample scanning every prototype.
+__global__ void search_compare(SearchArgs a) {
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (i >= a.rows) return;
+  const float inf = __int_as_float(0x7f800000);
+  Best g{inf, 0}, r{inf, 0};
+  scan(a, i, 0, 1, g, r);
+  finish(a, i, g, r);
 }
 
 // Block e handles the run of sorted entries that starts at e (other blocks return): its
@@ -303,10 +334,13 @@ class GpuTrainer final : public Trainer {
                                                              count, dims, tile_.get());
         SIMKIT_CUDA_CHECK_LAUNCH();
       }
-      search<<<static_cast<unsigned>(r), 256, 0, stream>>>(tile_.get(), r, count, model_.per_class, dots,
-                                                          x_norms_.get() + r0, norms_.get(), y_.get() + r0, first + r0,
-                                                          options_.xi, eta, losses_.get(), errors_.get(), keys_.get(),
-                                                          coefficients_.get());
+      const SearchArgs args{tile_.get(), r, count, model_.per_class, dots, x_norms_.get() + r0, norms_.get(),
+                            y_.get() + r0, first + r0, options_.xi, eta, losses_.get(), errors_.get(), keys_.get(),
+                            coefficients_.get()};
+      if (options_.search == Search::compare)
+        search_compare<<<blocks_for(r, 128), 128, 0, stream>>>(args);
+      else
+        search_reduction<<<static_cast<unsigned>(r), kSearchThreads, 0, stream>>>(args);
       SIMKIT_CUDA_CHECK_LAUNCH();
     }
     // Entries of this batch: keys_/coefficients_ at [2 first, 2 (first + rows)).
