@@ -120,7 +120,8 @@ Model train(const Dataset& train, const Dataset* test, const TrainOptions& optio
 Model initial_model(const Dataset& train, const TrainOptions& options);
 
 // The `top` nearest classes of each row (rows x top, nearest first; each class once, by
-// its nearest prototype; ties by lower class index) on `device` (-1 = the CPU).
+// its nearest prototype; ties by lower class index) on `device` (-1 = the CPU; a GPU
+// takes models of up to 9,830 classes, the CPU the rest).
 std::vector<std::uint32_t> predict(const Model& model, const Dataset& data, std::size_t top = 1, int device = -1);
 
 // The fraction of rows whose first candidate is their label, and the confusion counts

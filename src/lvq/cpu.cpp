@@ -126,7 +126,6 @@ void distances_cpu(const float* x, std::size_t n, const Model& model, const floa
 }  // namespace detail
 
 std::vector<std::uint32_t> predict(const Model& model, const Dataset& input, std::size_t top, int device) {
-  (void)device;  // prediction runs on the CPU (BLAS); training is where the GPU pays
   top = std::min(std::max<std::size_t>(top, 1), model.classes.size());
   const Dataset* data = &input;
   Dataset scaled;
@@ -135,6 +134,7 @@ std::vector<std::uint32_t> predict(const Model& model, const Dataset& input, std
     detail::standardise(model, scaled);
     data = &scaled;
   }
+  if (device >= 0 && detail::gpu_predicts(model)) return detail::predict_gpu(model, *data, top, device);
   const std::size_t count = model.count(), classes = model.classes.size(), per_class = model.per_class;
   std::vector<float> norms(count);
   for (std::size_t j = 0; j < count; ++j) norms[j] = detail::squared_norm(&model.prototypes[j * model.dims], model.dims);

@@ -177,8 +177,9 @@ IdxArray read_idx(std::string_view bytes, const std::string& path) {
   std::uint64_t count = 1;
   for (std::size_t d = 0; d < ndims; ++d) {
     a.shape.push_back(big_endian32(reinterpret_cast<const unsigned char*>(bytes.data()) + 4 + 4 * d));
+    if (a.shape.back() != 0 && count > bytes.size() / a.shape.back())
+      throw InputError(Location::at_offset(path, 4 + 4 * d), "idx sizes call for more data than the file holds");
     count *= a.shape.back();
-    if (count > bytes.size()) break;
   }
   const std::size_t item = a.type == 0x08 ? 1 : 4;
   const std::size_t begin = 4 + 4 * ndims;
@@ -354,6 +355,7 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options) {
     else data = read_text(path, file.text(), options);
   }
   if (data.rows == 0) throw InputError(Location::at_offset(path, 0), "no samples");
+  if (data.dims == 0) throw InputError(Location::at_offset(path, 0), "the samples have no features");
   if (options.dims > 0 && data.dims != options.dims)
     throw InputError(Location::at_offset(path, 0),
                      fmt::format("{} features a sample, the model has {}", data.dims, options.dims));

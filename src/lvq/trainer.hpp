@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "simkit/lvq.hpp"
 
@@ -29,6 +30,12 @@ class Trainer {
 // `data` (already standardised) and `model` (the starting prototypes) outlive the trainer.
 std::unique_ptr<Trainer> cpu_trainer(const Dataset& data, const Model& model, const TrainOptions& options);
 std::unique_ptr<Trainer> gpu_trainer(const Dataset& data, const Model& model, const TrainOptions& options);
+
+// The `top` nearest classes of each row of `data` (standardised already) on CUDA device
+// `device`, ranked as predict() ranks them; gpu_predicts() says whether the model's class
+// count fits the kernel (the CPU answers otherwise).
+bool gpu_predicts(const Model& model);
+std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, std::size_t top, int device);
 
 // x' = (x - mean) / scale for every row, when the model is standardised.
 void standardise(const Model& model, Dataset& data);

@@ -84,5 +84,27 @@ TEST(GpuLvq, LearningCurvesEqualTheCpu) {
   }
 }
 
+TEST(GpuLvq, PredictEqualsTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const lvq::Dataset train = test::digits("train");
+  const lvq::Dataset test_set = test::digits("test");
+  lvq::TrainOptions options;
+  options.per_class = 3;
+  options.epochs = 3;
+  options.standardize = true;
+  const lvq::Model model = lvq::train(train, nullptr, options);
+  const lvq::Dataset blobs = test::blobs(random, 3000, 64, 10);
+  for (const lvq::Dataset* data : {&test_set, &blobs}) {
+    const auto cpu = lvq::predict(model, *data, 3);
+    const auto gpu = lvq::predict(model, *data, 3, 0);
+    ASSERT_EQ(gpu.size(), cpu.size());
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < cpu.size(); ++i) same += gpu[i] == cpu[i];
+    EXPECT_GE(same, cpu.size() * 995 / 1000);  // BLAS and cuBLAS round near-ties apart
+  }
+}
+
 }  // namespace
 }  // namespace simkit

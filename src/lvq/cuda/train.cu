@@ -8,6 +8,8 @@
 //   update      the batch's 2 mb (prototype, sample) entries sorted stably by prototype
 //               (CUB), then one block per touched prototype applying its samples' updates
 //               in batch order, as the CPU does, and refreshing the prototype's norm
+// Prediction on the device (predict_gpu): cuBLAS distances of row chunks, then one block a
+// row finding each class's nearest prototype and the nearest classes.
 // The training set stays on the device when it fits the budget (a gather kernel builds
 // each batch); otherwise each batch is gathered on the host and copied.
 #include <cub/device/device_radix_sort.cuh>
@@ -373,10 +375,98 @@ class GpuTrainer final : public Trainer {
   cuda::PinnedBuffer<std::uint32_t> staged_y_;
 };
 
+// Prediction, one block a row of the distance tile: each class's nearest prototype,
+// then the `top` nearest classes (ties by the lower class index), as the CPU ranks them.
+__global__ void nearest_classes(const float* tile, std::size_t rows, std::size_t count, std::size_t per_class,
+                                const float* sample_norms, const float* prototype_norms, std::size_t top,
+                                std::uint32_t* out) {
+  extern __shared__ float class_min[];  // classes floats, then classes "taken" flags
+  const std::size_t classes = count / per_class;
+  auto* taken = reinterpret_cast<std::uint8_t*>(class_min + classes);
+  const std::size_t i = blockIdx.x;
+  if (i >= rows) return;
+  const float* s = tile + i * count;
+  for (std::size_t c = threadIdx.x; c < classes; c += blockDim.x) {
+    float best = __int_as_float(0x7f800000);
+    for (std::size_t j = c * per_class; j < (c + 1) * per_class; ++j)
+      best = fminf(best, fmaxf(0.0f, sample_norms[i] + prototype_norms[j] - 2.0f * s[j]));
+    class_min[c] = best;
+    taken[c] = 0;
+  }
+  __syncthreads();
+  __shared__ Best best_of[kSearchThreads];
+  for (std::size_t k = 0; k < top; ++k) {
+    Best b{__int_as_float(0x7f800000), 0xffffffffu};
+    for (std::size_t c = threadIdx.x; c < classes; c += blockDim.x) {
+      const Best candidate{class_min[c], static_cast<std::uint32_t>(c)};
+      if (!taken[c] && (b.j == 0xffffffffu || better(candidate, b))) b = candidate;
+    }
+    best_of[threadIdx.x] = b;
+    __syncthreads();
+    for (int half = kSearchThreads / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half) {
+        const Best& other = best_of[threadIdx.x + half];
+        if (other.j != 0xffffffffu && (best_of[threadIdx.x].j == 0xffffffffu || better(other, best_of[threadIdx.x])))
+          best_of[threadIdx.x] = other;
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      out[i * top + k] = best_of[0].j;
+      taken[best_of[0].j] = 1;
+    }
+    __syncthreads();
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Trainer> gpu_trainer(const Dataset& data, const Model& model, const TrainOptions& options) {
   return std::make_unique<GpuTrainer>(data, model, options);
+}
+
+bool gpu_predicts(const Model& model) { return model.classes.size() * 5 <= 48 * 1024; }
+
+std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, std::size_t top, int device) {
+  const cuda::DeviceGuard guard(device);
+  const cuda::Stream stream;
+  cublasHandle_t cublas = nullptr;
+  SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas));
+  struct Release {
+    cublasHandle_t h;
+    ~Release() { cublasDestroy(h); }
+  } release{cublas};
+  SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas, stream.get()));
+  const std::size_t count = model.count(), dims = model.dims;
+  cuda::DeviceBuffer<float> prototypes(count * dims), norms(count);
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(prototypes.get(), model.prototypes.data(), count * dims * 4, cudaMemcpyHostToDevice,
+                                    stream.get()));
+  row_norms<<<blocks_for(count * 32, 256), 256, 0, stream.get()>>>(prototypes.get(), count, dims, norms.get());
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  // Rows a chunk: the distance tile near 256 MB.
+  const std::size_t chunk = std::clamp<std::size_t>((std::size_t{256} << 20) / (count * 4), 1, std::max<std::size_t>(data.rows, 1));
+  cuda::DeviceBuffer<float> x(chunk * dims), x_norms(chunk), tile(chunk * count);
+  cuda::DeviceBuffer<std::uint32_t> out(chunk * top);
+  std::vector<std::uint32_t> result(data.rows * top);
+  const std::size_t shared = model.classes.size() * 5;
+  for (std::size_t first = 0; first < data.rows; first += chunk) {
+    const std::size_t n = std::min(chunk, data.rows - first);
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(x.get(), data.features.data() + first * dims, n * dims * 4, cudaMemcpyHostToDevice,
+                                      stream.get()));
+    row_norms<<<blocks_for(n * 32, 256), 256, 0, stream.get()>>>(x.get(), n, dims, x_norms.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    const float one = 1, zero = 0;
+    SIMKIT_CUBLAS_CHECK(cublasSgemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(count), static_cast<int>(n),
+                                    static_cast<int>(dims), &one, prototypes.get(), static_cast<int>(dims), x.get(),
+                                    static_cast<int>(dims), &zero, tile.get(), static_cast<int>(count)));
+    nearest_classes<<<static_cast<unsigned>(n), kSearchThreads, shared, stream.get()>>>(
+        tile.get(), n, count, model.per_class, x_norms.get(), norms.get(), top, out.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(result.data() + first * top, out.get(), n * top * 4, cudaMemcpyDeviceToHost,
+                                      stream.get()));
+    stream.sync();
+  }
+  return result;
 }
 
 }  // namespace simkit::lvq::detail
