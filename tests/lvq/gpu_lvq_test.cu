@@ -60,6 +60,7 @@ TEST(GpuLvq, LearningCurvesEqualTheCpu) {
                                    {16, lvq::Kernel::reduction, 0},
                                    {16, lvq::Kernel::gemm, 0},
                                    {256, lvq::Kernel::automatic, 0},
+                                   {1024, lvq::Kernel::gemm, 0},  // CUB's sort (2048 entries) and the small one
                                    {32, lvq::Kernel::gemm, 0, lvq::Search::compare},
                                    {64, lvq::Kernel::gemm, 64u << 10}};  // streamed from the host, tiled
   for (const Case& c : cases) {

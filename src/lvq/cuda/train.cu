@@ -6,8 +6,9 @@
 //               the loss and the two coefficients: `reduction`, one block a sample (the
 //               seed's choice), or `compare`, one thread a sample (compare-exchange)
 //   update      the batch's 2 mb (prototype, sample) entries sorted stably by prototype
-//               (CUB), then one block per touched prototype applying its samples' updates
-//               in batch order, as the CPU does, and refreshing the prototype's norm
+//               (in one block for mb <= 512, else CUB's radix sort), then one block
+//               per touched prototype applying its samples' updates in batch order,
+//               as the CPU does, and refreshing the prototype's norm
 // Prediction on the device (predict_gpu): cuBLAS distances of row chunks, then one block a
 // row finding each class's nearest prototype and the nearest classes.
 // The training set stays on the device when it fits the budget (a gather kernel builds
@@ -172,6 +173,22 @@ __global__ void search_compare(SearchArgs a) {
   Best g{inf, 0}, r{inf, 0};
   scan(a, i, 0, 1, g, r);
   finish(a, i, g, r);
+}
+
+// The stable sort of a small batch's entries in one block: each entry's rank counts the
+// entries with a lower key, or the same key and a lower position (as CUB's stable sort).
+constexpr int kSmallSort = 1024;
+__global__ void sort_small(const std::uint32_t* keys, int n, std::uint32_t* sorted_keys, std::uint32_t* sorted_entries) {
+  __shared__ std::uint32_t shared_keys[kSmallSort];
+  for (int e = threadIdx.x; e < n; e += blockDim.x) shared_keys[e] = keys[e];
+  __syncthreads();
+  for (int e = threadIdx.x; e < n; e += blockDim.x) {
+    const std::uint32_t key = shared_keys[e];
+    int rank = 0;
+    for (int f = 0; f < n; ++f) rank += shared_keys[f] < key || (shared_keys[f] == key && f < e);
+    sorted_keys[rank] = key;
+    sorted_entries[rank] = static_cast<std::uint32_t>(e);
+  }
 }
 
 // Block e handles the run of sorted entries that starts at e (other blocks return): its
@@ -346,11 +363,17 @@ class GpuTrainer final : public Trainer {
       SIMKIT_CUDA_CHECK_LAUNCH();
     }
     // Entries of this batch: keys_/coefficients_ at [2 first, 2 (first + rows)).
-    std::size_t sort_bytes = sort_temp_.size();
     const int n_entries = static_cast<int>(2 * rows);
-    SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), sort_bytes, keys_.get() + 2 * first,
-                                                      sorted_keys_.get(), entries_.get(), sorted_entries_.get(),
-                                                      n_entries, 0, key_bits_, stream));
+    if (n_entries <= kSmallSort) {  // one launch where CUB's radix sort takes several
+      sort_small<<<1, kSmallSort, 0, stream>>>(keys_.get() + 2 * first, n_entries, sorted_keys_.get(),
+                                               sorted_entries_.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+    } else {
+      std::size_t sort_bytes = sort_temp_.size();
+      SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), sort_bytes, keys_.get() + 2 * first,
+                                                        sorted_keys_.get(), entries_.get(), sorted_entries_.get(),
+                                                        n_entries, 0, key_bits_, stream));
+    }
     const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(256, (dims + 31) / 32 * 32));
     update<<<static_cast<unsigned>(n_entries), threads, 0, stream>>>(sorted_keys_.get(), sorted_entries_.get(),
                                                                    n_entries, coefficients_.get() + 2 * first, x_.get(),
