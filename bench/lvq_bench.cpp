@@ -31,17 +31,6 @@ namespace {
 using namespace simkit;
 using bench::now_s;
 
-std::vector<std::size_t> sizes(const std::string& list) {
-  std::vector<std::size_t> v;
-  std::size_t at = 0;
-  while (at < list.size()) {
-    const std::size_t end = std::min(list.find(',', at), list.size());
-    v.push_back(std::stoull(list.substr(at, end - at)));
-    at = end + 1;
-  }
-  return v;
-}
-
 lvq::Dataset synthetic(std::size_t rows, std::size_t dims, std::size_t classes, std::vector<float>& centres) {
   lvq::Dataset d;
   d.rows = rows;
@@ -70,16 +59,16 @@ lvq::Dataset synthetic(std::size_t rows, std::size_t dims, std::size_t classes, 
 int main(int argc, char** argv) {
   CLI::App app{"simkit_bench_lvq"};
   std::string precisions = "fp32,tf32";
-  std::string device = "cuda", protos = "1,8", batches = "1,16,256,2048,8192", kernels = "auto", json_path, train_path,
-              test_path;
+  std::string device = "cuda", kernels = "auto", json_path, train_path, test_path;
+  std::vector<std::size_t> protos{1, 8}, batches{1, 16, 256, 2048, 8192};
   std::size_t rows = 2144749, dims = 160, classes = 3755, sample_limit = 300000, epochs = 10, real_batch = 256,
               real_protos = 4;
   app.add_option("--device", device);
   app.add_option("--rows", rows);
   app.add_option("--dims", dims);
   app.add_option("--classes", classes);
-  app.add_option("--prototypes", protos);
-  app.add_option("--batches", batches);
+  app.add_option("--prototypes", protos)->delimiter(',');
+  app.add_option("--batches", batches)->delimiter(',');
   app.add_option("--kernels", kernels);
   app.add_option("--precisions", precisions);
   bool compare = false;
@@ -104,7 +93,7 @@ int main(int argc, char** argv) {
     std::vector<std::uint32_t> order(rows);
     std::iota(order.begin(), order.end(), 0u);
     std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
-    for (const std::size_t per_class : sizes(protos)) {
+    for (const std::size_t per_class : protos) {
       lvq::Model model;
       model.dims = dims;
       model.per_class = per_class;
@@ -118,7 +107,7 @@ int main(int argc, char** argv) {
       if (dev.cuda) runs = kernels == "auto" ? std::vector<std::string>{"auto"} : std::vector<std::string>{"reduction", "gemm"};
       if (dev.cuda && precisions.find("tf32") != std::string::npos) runs.push_back("gemm-tf32");
       if (dev.cuda && compare) runs.push_back("gemm-compare");
-      for (const std::size_t batch : sizes(batches))
+      for (const std::size_t batch : batches)
         for (const std::string& kernel : runs) {
           if ((kernel == "gemm-tf32" || kernel == "gemm-compare") && batch < 256) continue;
           lvq::TrainOptions options;

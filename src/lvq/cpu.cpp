@@ -126,25 +126,25 @@ void distances_cpu(const float* x, std::size_t n, const Model& model, const floa
 }  // namespace detail
 
 std::vector<std::uint32_t> predict(const Model& model, const Dataset& input, std::size_t top, int device) {
+  if (model.mean.empty()) return detail::nearest_classes(model, input, top, device);
+  Dataset scaled = input;
+  detail::standardise(model, scaled);
+  return detail::nearest_classes(model, scaled, top, device);
+}
+
+std::vector<std::uint32_t> detail::nearest_classes(const Model& model, const Dataset& data, std::size_t top, int device) {
   top = std::min(std::max<std::size_t>(top, 1), model.classes.size());
-  const Dataset* data = &input;
-  Dataset scaled;
-  if (!model.mean.empty()) {
-    scaled = input;
-    detail::standardise(model, scaled);
-    data = &scaled;
-  }
-  if (device >= 0 && detail::gpu_predicts(model)) return detail::predict_gpu(model, *data, top, device);
+  if (device >= 0 && detail::gpu_predicts(model)) return detail::predict_gpu(model, data, top, device);
   const std::size_t count = model.count(), classes = model.classes.size(), per_class = model.per_class;
   std::vector<float> norms(count);
   for (std::size_t j = 0; j < count; ++j) norms[j] = detail::squared_norm(&model.prototypes[j * model.dims], model.dims);
-  std::vector<std::uint32_t> result(data->rows * top);
+  std::vector<std::uint32_t> result(data.rows * top);
   const std::size_t block = detail::rows_per_block(count);
   std::vector<float> d;
-  for (std::size_t first = 0; first < data->rows; first += block) {
-    const std::size_t n = std::min(block, data->rows - first);
+  for (std::size_t first = 0; first < data.rows; first += block) {
+    const std::size_t n = std::min(block, data.rows - first);
     d.resize(n * count);
-    detail::distances_cpu(&data->features[first * model.dims], n, model, norms.data(), d.data());
+    detail::distances_cpu(&data.features[first * model.dims], n, model, norms.data(), d.data());
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
       std::vector<float> best(classes, std::numeric_limits<float>::infinity());
       for (std::size_t j = 0; j < count; ++j) best[j / per_class] = std::min(best[j / per_class], d[i * count + j]);

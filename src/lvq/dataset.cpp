@@ -24,8 +24,6 @@ namespace simkit::lvq {
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view tail) { return s.size() >= tail.size() && s.ends_with(tail); }
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
@@ -337,10 +335,10 @@ Dataset hold_out(Dataset& data, double fraction, std::uint64_t seed) {
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {
   Dataset data;
-  if (ends_with(path, ".npy")) {
+  if (path.ends_with(".npy")) {
     const MappedFile file = MappedFile::open(path);
     data = read_npy(path, file.text(), options);
-  } else if (ends_with(path, ".skl")) {
+  } else if (path.ends_with(".skl")) {
     const MappedFile file = MappedFile::open(path);
     data = parse_skl(file.text(), path);
     if (options.classes != nullptr && data.labelled()) {  // onto the model's classes

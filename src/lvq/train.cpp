@@ -36,8 +36,9 @@ double data_scale(const Dataset& data) {
   return scale > 0 ? scale : 1.0;
 }
 
+// `test` standardised already, as the training data.
 double test_error(const Model& model, const Dataset& test, int device) {
-  const std::vector<std::uint32_t> nearest = predict(model, test, 1, device);
+  const std::vector<std::uint32_t> nearest = detail::nearest_classes(model, test, 1, device);
   std::size_t wrong = 0;
   for (std::size_t r = 0; r < test.rows; ++r) wrong += nearest[r] != test.labels[r];
   return static_cast<double>(wrong) / test.rows;
@@ -54,12 +55,17 @@ Model train(const Dataset& raw, const Dataset* test, const TrainOptions& options
   if (test != nullptr && (test->dims != raw.dims || !test->labelled() || test->classes != raw.classes))
     throw UsageError("the test set needs labels over the training set's classes and its number of features");
   Model model = initial_model(raw, options);
-  Dataset scaled;
+  Dataset scaled, scaled_test;  // standardised once, here
   const Dataset* data = &raw;
   if (!model.mean.empty()) {
     scaled = raw;
     detail::standardise(model, scaled);
     data = &scaled;
+    if (test != nullptr) {
+      scaled_test = *test;
+      detail::standardise(model, scaled_test);
+      test = &scaled_test;
+    }
   }
   const double step = options.learning_rate * data_scale(*data);
   const std::unique_ptr<detail::Trainer> trainer =

@@ -40,6 +40,9 @@ std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, 
 // x' = (x - mean) / scale for every row, when the model is standardised.
 void standardise(const Model& model, Dataset& data);
 
+// predict() on data standardised already (training's test passes standardise once).
+std::vector<std::uint32_t> nearest_classes(const Model& model, const Dataset& data, std::size_t top, int device);
+
 // Squared Euclidean distances of rows [first, first + n) of `x` (dims wide) to every
 // prototype (norms given), row-major n x count, through BLAS; negative rounding clamped to 0.
 void distances_cpu(const float* x, std::size_t n, const Model& model, const float* prototype_norms, float* out);

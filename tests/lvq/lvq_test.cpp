@@ -109,6 +109,27 @@ TEST(Lvq, BeatsNearestCentroidOnRawDigits) {
   EXPECT_GT(lvq::score(sgd, test_set, lvq::predict(sgd, test_set), 1).accuracy, centroid_accuracy);
 }
 
+TEST(Lvq, PatienceKeepsTheBestModelAndHoldOutSplits) {
+  lvq::Dataset train = test::digits("train");
+  const lvq::Dataset held = lvq::hold_out(train, 0.2, 7);
+  EXPECT_EQ(held.rows, 251u);  // 0.2 x 1257, rounded
+  EXPECT_EQ(train.rows, 1006u);
+  EXPECT_EQ(held.classes, train.classes);
+  lvq::TrainOptions options;
+  options.per_class = 2;
+  options.patience = 2;
+  options.learning_rate = 0.2;  // a large step: the test error wanders, so patience has work
+  std::vector<lvq::EpochStats> curve;
+  const lvq::Model model = lvq::train(train, &held, options, [&](const lvq::EpochStats& e) { curve.push_back(e); });
+  double best = 1;
+  for (const auto& e : curve) best = std::min(best, e.test_error);
+  const double error = 1 - lvq::score(model, held, lvq::predict(model, held), 1).accuracy;
+  EXPECT_NEAR(error, best, 1e-12);
+  if (curve.size() < options.epochs) {  // stopped early: the last `patience` epochs were no better
+    for (std::size_t e = curve.size() - options.patience; e < curve.size(); ++e) EXPECT_GE(curve[e].test_error, best);
+  }
+}
+
 TEST(Lvq, PredictTopClassesMatchBruteForce) {
   test::Random random;
   const lvq::Dataset data = test::blobs(random, 200, 6, 7);
