@@ -2,7 +2,7 @@
 # Builds simkit here with CUDA for the GPU machine (sm_90 unless CUDA_ARCHS says else)
 # and stages every test and benchmark program, plus the non-CUDA shared libraries they
 # need, into .gpu/ (git-ignored; carry it to the device, where scripts/gpu-run.sh runs).
-# The CUDA runtime is linked statically; libcuda and cuBLAS come from the GPU machine.
+# The CUDA runtime is linked statically; libcuda, cuBLAS and cuSOLVER come from the GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=${CUDA_ARCHS:-90}
@@ -16,7 +16,7 @@ cp build-gpu/simkit build-gpu/tests/simkit_*_tests build-gpu/bench/simkit_bench_
 cp "$(command -v ssdeep)" .gpu/bin/
 strip --strip-unneeded .gpu/bin/*
 # Libraries the machine lacks: everything but the C/C++ runtime and CUDA's own.
-skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart)'
+skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart|libcusolver|libcusparse|libnvJitLink)'
 for bin in .gpu/bin/*; do
   ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do

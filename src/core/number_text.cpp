@@ -27,6 +27,23 @@ NumberParse parse_float(std::string_view field, float& value) {
   return NumberParse::Ok;
 }
 
+NumberParse parse_double(std::string_view field, double& value) {
+  const char* begin = field.data();
+  const char* end = begin + field.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto [stop, err] = std::from_chars(begin, end, value);
+  if (stop != end || begin == end) return NumberParse::NotANumber;
+  if (err == std::errc::result_out_of_range) {
+    // Underflow is a fine value (strtod gives the nearest); overflow reads as infinite.
+    const std::string copy(begin, end);
+    value = std::strtod(copy.c_str(), nullptr);
+    return std::isfinite(value) ? NumberParse::Ok : NumberParse::NotFinite;
+  }
+  if (err != std::errc()) return NumberParse::NotANumber;
+  if (!std::isfinite(value)) return NumberParse::NotFinite;
+  return NumberParse::Ok;
+}
+
 std::string describe(NumberParse result, std::string_view field) {
   switch (result) {
     case NumberParse::Ok: return "ok";

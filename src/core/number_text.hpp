@@ -10,6 +10,7 @@ namespace simkit::detail {
 enum class NumberParse { Ok, NotANumber, NotFinite, OutOfRange };
 
 NumberParse parse_float(std::string_view field, float& value);
+NumberParse parse_double(std::string_view field, double& value);
 // "expected a number, found 'x'" and the like, for error messages.
 std::string describe(NumberParse result, std::string_view field);
 void append_shortest(std::string& out, float value);

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   restart_with_better_blas(argv);
   install_interrupt_cleanup();
   CLI::App app{"simkit: finds what is alike, fast: nearest word vectors and analogies, near-duplicate files (ssdeep "
-               "fuzzy hashes, edit rates), documents holding every word of a query (posting lists), distributionally similar words (DISCO), nearest-prototype classifiers (GLVQ), on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
+               "fuzzy hashes, edit rates), documents holding every word of a query (posting lists), distributionally similar words (DISCO), nearest-prototype classifiers (GLVQ), correlated streams (sliding-window CCA), on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
                "simkit"};
   app.set_version_flag("--version", "simkit 0.1.0");
   app.require_subcommand(1);
@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   cli::Runner postings = cli::add_postings_command(app);
   cli::Runner disco = cli::add_disco_command(app);
   cli::Runner lvq = cli::add_lvq_command(app);
+  cli::Runner cca = cli::add_cca_command(app);
   cli::Runner devices = cli::add_devices_command(app);
 
   try {
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("postings")) return postings();
     if (app.got_subcommand("disco")) return disco();
     if (app.got_subcommand("lvq")) return lvq();
+    if (app.got_subcommand("cca")) return cca();
     if (app.got_subcommand("devices")) return devices();
     return fail(cli::kExitBadInput, "no command given (see 'simkit --help')");
   } catch (const InputError& e) {

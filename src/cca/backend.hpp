@@ -1,0 +1,53 @@
+// Internal: what the CPU and GPU paths of the CCA tracker do. The tracker (tracker.cpp)
+// owns the window and the schedule; a backend holds the moments (sums of the shifted
+// tuples and of their outer products, float64), turns them into the joint covariance
+// and solves stream pairs on it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "simkit/cca.hpp"
+
+namespace simkit::cca::detail {
+
+// Thrown by solve() when S11 + rI (first) or S22 + rI (!first) is not positive definite.
+struct Singular {
+  bool first = true;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // M2 += sum of a a^T over the `added` rows - sum over the `removed` rows; the sums
+  // likewise. Rows are row-major, layout.total() wide, already shifted.
+  virtual void update(const double* added, std::size_t n_added, const double* removed, std::size_t n_removed) = 0;
+  // The moments of exactly these rows.
+  virtual void reset(const double* rows, std::size_t count) = 0;
+  // Makes S = (M2 - s s^T / rows) / (rows - 1) current.
+  virtual void covariance(std::size_t rows) = 0;
+  // S's diagonal, and its Frobenius norm.
+  virtual std::vector<double> diagonal() = 0;
+  virtual double frobenius() = 0;
+  // The CCA of the columns `a` against the columns `b` of S (indices into the tuple):
+  // the k largest correlations (and with `vectors` the canonical vectors, a_vectors k x
+  // |a|, b_vectors k x |b|, signs as the backend finds them). Throws Singular.
+  virtual PairResult solve(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k,
+                           double ridge, bool vectors) = 0;
+  // The raw moments, for tests: M2 (d x d, full) and the sums.
+  virtual void read_moments(std::vector<double>& m2, std::vector<double>& sums) = 0;
+};
+
+std::unique_ptr<Backend> cpu_backend(std::size_t dims);
+std::unique_ptr<Backend> gpu_backend(std::size_t dims, int device);
+
+// A pivot of a Cholesky factor this small against the matrix's largest diagonal entry
+// means the matrix is singular for our purposes (rounding made it barely positive).
+inline constexpr double kSingularPivot = 1e-13;
+
+// Signs made canonical (each a-vector's largest-magnitude entry positive, the first such
+// on ties; its b-vector flipped with it), so both paths print the same vectors.
+void canonical_signs(PairResult& result, std::size_t a_dims, std::size_t b_dims);
+
+}  // namespace simkit::cca::detail

@@ -1,0 +1,153 @@
+// The CPU path of the CCA tracker: moments by OpenBLAS's symmetric rank-k update, the
+// pair solves by Eigen (Cholesky factors, two triangular solves, a symmetric eigen
+// solver on the smaller Gram matrix of K).
+#include <cblas.h>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cca/backend.hpp"
+
+namespace simkit::cca::detail {
+
+namespace {
+
+using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ColMatrix = Eigen::MatrixXd;
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(std::size_t dims) : d_(dims), m2_(Matrix::Zero(dims, dims)), sums_(Eigen::VectorXd::Zero(dims)) {}
+
+  void update(const double* added, std::size_t n_added, const double* removed, std::size_t n_removed) override {
+    rank_update(added, n_added, 1.0);
+    rank_update(removed, n_removed, -1.0);
+  }
+
+  void reset(const double* rows, std::size_t count) override {
+    m2_.setZero();
+    sums_.setZero();
+    rank_update(rows, count, 1.0);
+  }
+
+  void covariance(std::size_t rows) override {
+    const double n = static_cast<double>(rows);
+    s_.resize(d_, d_);
+    for (std::size_t i = 0; i < d_; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        const double v = (m2_(i, j) - sums_[i] * sums_[j] / n) / (n - 1);
+        s_(i, j) = v;
+        s_(j, i) = v;
+      }
+  }
+
+  std::vector<double> diagonal() override {
+    std::vector<double> out(d_);
+    for (std::size_t i = 0; i < d_; ++i) out[i] = s_(i, i);
+    return out;
+  }
+
+  double frobenius() override { return s_.norm(); }
+
+  PairResult solve(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k, double ridge,
+                   bool vectors) override {
+    const std::size_t p = a.size(), q = b.size();
+    ColMatrix s11 = s_(a, a), s22 = s_(b, b), s12 = s_(a, b);
+    s11.diagonal().array() += ridge;
+    s22.diagonal().array() += ridge;
+    const Eigen::LLT<ColMatrix> l1 = factor(s11, true);
+    const Eigen::LLT<ColMatrix> l2 = factor(s22, false);
+    // K = L1^-1 S12 L2^-T
+    ColMatrix kmat = s12;
+    l1.matrixL().solveInPlace(kmat);
+    ColMatrix kt = kmat.transpose();
+    l2.matrixL().solveInPlace(kt);
+    kmat = kt.transpose();
+
+    const bool a_small = p <= q;
+    const ColMatrix gram = a_small ? ColMatrix(kmat * kmat.transpose()) : ColMatrix(kmat.transpose() * kmat);
+    Eigen::SelfAdjointEigenSolver<ColMatrix> eigen(gram, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
+    const std::size_t m = gram.rows();
+    PairResult out;
+    out.a_kept = p;
+    out.b_kept = q;
+    for (std::size_t j = 0; j < k; ++j) out.rho.push_back(std::sqrt(std::clamp(eigen.eigenvalues()[m - 1 - j], 0.0, 1.0)));
+    if (!vectors) return out;
+    out.a_vectors.assign(k * p, 0.0);
+    out.b_vectors.assign(k * q, 0.0);
+    for (std::size_t j = 0; j < k; ++j) {
+      const Eigen::VectorXd e = eigen.eigenvectors().col(m - 1 - j);
+      // The small side's vector is L^-T e; the other side's is L^-T K^T e / rho (or K e).
+      Eigen::VectorXd va, vb;
+      if (a_small) {
+        va = l1.matrixU().solve(e);
+        vb = out.rho[j] > 0 ? Eigen::VectorXd(l2.matrixU().solve(kmat.transpose() * e) / out.rho[j])
+                            : Eigen::VectorXd::Zero(q);
+      } else {
+        vb = l2.matrixU().solve(e);
+        va = out.rho[j] > 0 ? Eigen::VectorXd(l1.matrixU().solve(kmat * e) / out.rho[j]) : Eigen::VectorXd::Zero(p);
+      }
+      std::copy(va.data(), va.data() + p, out.a_vectors.begin() + j * p);
+      std::copy(vb.data(), vb.data() + q, out.b_vectors.begin() + j * q);
+    }
+    return out;
+  }
+
+  void read_moments(std::vector<double>& m2, std::vector<double>& sums) override {
+    m2.resize(d_ * d_);
+    for (std::size_t i = 0; i < d_; ++i)
+      for (std::size_t j = 0; j < d_; ++j) m2[i * d_ + j] = i >= j ? m2_(i, j) : m2_(j, i);
+    sums.assign(sums_.data(), sums_.data() + d_);
+  }
+
+ private:
+  void rank_update(const double* rows, std::size_t count, double sign) {
+    if (count == 0) return;
+    // Row-major M2's lower triangle += sign * R^T R (R: count x d, row-major).
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, static_cast<int>(d_), static_cast<int>(count), sign, rows,
+                static_cast<int>(d_), 1.0, m2_.data(), static_cast<int>(d_));
+    for (std::size_t r = 0; r < count; ++r)
+      for (std::size_t c = 0; c < d_; ++c) sums_[c] += sign * rows[r * d_ + c];
+  }
+
+  static Eigen::LLT<ColMatrix> factor(const ColMatrix& m, bool first) {
+    Eigen::LLT<ColMatrix> llt(m);
+    if (llt.info() != Eigen::Success) throw Singular{first};
+    const double top = m.diagonal().maxCoeff();
+    const ColMatrix& l = llt.matrixLLT();
+    for (Eigen::Index i = 0; i < l.rows(); ++i)
+      if (!(l(i, i) * l(i, i) > kSingularPivot * top)) throw Singular{first};
+    return llt;
+  }
+
+  std::size_t d_;
+  Matrix m2_;
+  Eigen::VectorXd sums_;
+  ColMatrix s_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> cpu_backend(std::size_t dims) { return std::make_unique<CpuBackend>(dims); }
+
+void canonical_signs(PairResult& result, std::size_t a_dims, std::size_t b_dims) {
+  const std::size_t k = result.rho.size();
+  if (result.a_vectors.size() != k * a_dims) return;
+  for (std::size_t j = 0; j < k; ++j) {
+    double* va = result.a_vectors.data() + j * a_dims;
+    double* vb = result.b_vectors.data() + j * b_dims;
+    std::size_t at = 0;
+    for (std::size_t i = 1; i < a_dims; ++i)
+      if (std::fabs(va[i]) > std::fabs(va[at]) * (1 + 1e-9)) at = i;
+    if (va[at] < 0) {
+      for (std::size_t i = 0; i < a_dims; ++i) va[i] = -va[i];
+      for (std::size_t i = 0; i < b_dims; ++i) vb[i] = -vb[i];
+    }
+  }
+}
+
+}  // namespace simkit::cca::detail

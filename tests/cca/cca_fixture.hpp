@@ -1,0 +1,98 @@
+// Shared by the CCA tests: real and synthetic streams, an independent float64 batch CCA
+// of a window (inverse square roots and an SVD: no code shared with the tracker's
+// Cholesky path), and a helper that runs a tracker over a stream.
+#pragma once
+
+#include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "simkit/cca.hpp"
+#include "test_support.hpp"
+
+namespace simkit::test {
+
+// The digits sample as a stream of tuples: the left 4 columns of each 8 x 8 image (32
+// values) beside the right 4 (32 values), in file order.
+inline std::vector<double> digit_halves(std::size_t& count) {
+  std::ifstream in(std::string(SIMKIT_SOURCE_DIR) + "/data/samples/digits/train.csv");
+  std::vector<double> out;
+  std::string line;
+  count = 0;
+  while (std::getline(in, line)) {
+    std::stringstream fields(line);
+    std::string field;
+    std::vector<double> pixels;
+    std::getline(fields, field, ',');  // the label
+    while (std::getline(fields, field, ',')) pixels.push_back(std::stod(field));
+    for (int half = 0; half < 2; ++half)
+      for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < 4; ++c) out.push_back(pixels[r * 8 + half * 4 + c]);
+    ++count;
+  }
+  return out;
+}
+
+// The seed's linear data set DS_L: X and Y linear in a few shared latent factors, plus
+// normal noise of mean 10 and variance 10.
+inline std::vector<double> linear_stream(Random& random, std::size_t count, std::size_t p, std::size_t q,
+                                         std::size_t factors = 4) {
+  std::normal_distribution<double> normal(0.0, 1.0), noise(10.0, std::sqrt(10.0));
+  std::vector<double> load((p + q) * factors);
+  for (double& v : load) v = 2 * normal(random.engine());
+  std::vector<double> out(count * (p + q));
+  for (std::size_t t = 0; t < count; ++t) {
+    std::vector<double> z(factors);
+    for (double& v : z) v = normal(random.engine());
+    for (std::size_t c = 0; c < p + q; ++c) {
+      double v = noise(random.engine());
+      for (std::size_t f = 0; f < factors; ++f) v += load[c * factors + f] * z[f];
+      out[t * (p + q) + c] = v;
+    }
+  }
+  return out;
+}
+
+// Canonical correlations of rows [first, first + n) of a stream (tuples d wide, X the
+// first p columns, Y the next q) by the textbook route: S11^-1/2 S12 S22^-1/2, SVD.
+inline std::vector<double> batch_cca(const std::vector<double>& stream, std::size_t d, std::size_t first,
+                                     std::size_t n, std::size_t p, std::size_t q, double ridge, std::size_t k,
+                                     std::size_t x_at = 0, std::size_t y_at = std::size_t(-1)) {
+  if (y_at == std::size_t(-1)) y_at = x_at + p;
+  Eigen::MatrixXd x(n, p), y(n, q);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < p; ++c) x(i, c) = stream[(first + i) * d + x_at + c];
+    for (std::size_t c = 0; c < q; ++c) y(i, c) = stream[(first + i) * d + y_at + c];
+  }
+  x.rowwise() -= x.colwise().mean();
+  y.rowwise() -= y.colwise().mean();
+  Eigen::MatrixXd s11 = x.transpose() * x / double(n - 1), s22 = y.transpose() * y / double(n - 1);
+  const Eigen::MatrixXd s12 = x.transpose() * y / double(n - 1);
+  s11.diagonal().array() += ridge;
+  s22.diagonal().array() += ridge;
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> e1(s11), e2(s22);
+  const Eigen::MatrixXd m = e1.operatorInverseSqrt() * s12 * e2.operatorInverseSqrt();
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(m);
+  std::vector<double> out;
+  for (std::size_t j = 0; j < k; ++j) out.push_back(svd.singularValues()[j]);
+  return out;
+}
+
+inline std::vector<cca::Report> track(const cca::Layout& layout, const cca::Options& options,
+                                      const std::vector<double>& stream, std::size_t chunk = 97) {
+  cca::Tracker tracker(layout, options);
+  std::vector<cca::Report> reports;
+  const std::size_t d = layout.total(), count = stream.size() / d;
+  for (std::size_t at = 0; at < count; at += chunk)
+    tracker.push(stream.data() + at * d, std::min(chunk, count - at),
+                 [&](const cca::Report& r) { reports.push_back(r); });
+  return reports;
+}
+
+}  // namespace simkit::test

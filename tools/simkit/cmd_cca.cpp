@@ -1,0 +1,258 @@
+// simkit cca: canonical correlations of two streams (or of every pair of many streams)
+// over a sliding window, a row per reported step, as the tuples arrive.
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "simkit/cca.hpp"
+#include "simkit/error.hpp"
+#include "simkit/io.hpp"
+
+namespace simkit::cli {
+
+namespace {
+
+struct CcaOptions {
+  CommonOptions common;
+  std::string x_file, y_file, input, x_columns, y_columns, output = "-", format = "tsv", mode = "exact", convert;
+  std::vector<std::string> streams;
+  std::size_t batch = 4096;
+  bool approx_error = false;
+  double skip = -1;
+  cca::Options cca;
+};
+
+// Picks the X and Y columns out of each row of a single input.
+struct ColumnPick {
+  std::vector<std::size_t> columns;  // X's then Y's
+  void apply(std::vector<double>& rows, std::size_t width) const {
+    const std::size_t count = rows.size() / width;
+    std::vector<double> out(count * columns.size());
+    for (std::size_t r = 0; r < count; ++r)
+      for (std::size_t c = 0; c < columns.size(); ++c) out[r * columns.size() + c] = rows[r * width + columns[c]];
+    rows.swap(out);
+  }
+};
+
+std::string number(double v) { return fmt::format("{:.8f}", v); }
+
+nlohmann::json json_array(const std::vector<double>& values, std::size_t first, std::size_t count) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < count; ++i) out.push_back(values[first + i]);
+  return out;
+}
+
+nlohmann::json json_vectors(const std::vector<double>& vectors, std::size_t k, std::size_t dims) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t j = 0; j < k; ++j) out.push_back(json_array(vectors, j * dims, dims));
+  return out;
+}
+
+void write_tsv(fmt::memory_buffer& text, const cca::Report& report, const cca::Layout& layout, bool streams) {
+  for (const cca::PairResult& pair : report.pairs) {
+    fmt::format_to(std::back_inserter(text), "{}", report.t);
+    if (streams) fmt::format_to(std::back_inserter(text), "\t{}\t{}", pair.a + 1, pair.b + 1);
+    for (double rho : pair.rho) fmt::format_to(std::back_inserter(text), "\t{}", number(rho));
+    text.push_back('\n');
+    // With --vectors: a line per canonical vector, 't<TAB>x|y<TAB>j<TAB>values'.
+    const std::size_t k = pair.rho.size();
+    for (int side = 0; side < 2 && !pair.a_vectors.empty(); ++side) {
+      const std::vector<double>& v = side == 0 ? pair.a_vectors : pair.b_vectors;
+      const std::size_t dims = layout.dims[side == 0 ? pair.a : pair.b];
+      const std::string name = streams ? std::to_string((side == 0 ? pair.a : pair.b) + 1) : (side == 0 ? "x" : "y");
+      for (std::size_t j = 0; j < k; ++j) {
+        fmt::format_to(std::back_inserter(text), "{}\t{}\t{}", report.t, name, j + 1);
+        for (std::size_t i = 0; i < dims; ++i) fmt::format_to(std::back_inserter(text), "\t{:.10g}", v[j * dims + i]);
+        text.push_back('\n');
+      }
+    }
+  }
+}
+
+void write_json(fmt::memory_buffer& text, const cca::Report& report, const cca::Layout& layout, bool streams,
+                bool approx) {
+  nlohmann::json line;
+  line["t"] = report.t;
+  if (!report.recomputed) line["recomputed"] = false;
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const cca::PairResult& pair : report.pairs) {
+    nlohmann::json p;
+    if (streams) p["streams"] = {pair.a + 1, pair.b + 1};
+    p["rho"] = pair.rho;
+    if (approx) p["kept"] = {pair.a_kept, pair.b_kept};
+    if (!pair.exact_rho.empty()) p["exact_rho"] = pair.exact_rho;
+    if (!pair.a_vectors.empty()) {
+      p[streams ? "a_vectors" : "x_vectors"] = json_vectors(pair.a_vectors, pair.rho.size(), layout.dims[pair.a]);
+      p[streams ? "b_vectors" : "y_vectors"] = json_vectors(pair.b_vectors, pair.rho.size(), layout.dims[pair.b]);
+    }
+    pairs.push_back(std::move(p));
+  }
+  if (streams) {
+    line["pairs"] = std::move(pairs);
+  } else {
+    for (auto& [key, value] : pairs[0].items()) line[key] = value;
+  }
+  fmt::format_to(std::back_inserter(text), "{}\n", line.dump());
+}
+
+int run_cca(CcaOptions& options) {
+  const Context context = make_context(options.common);
+  const bool two_files = !options.x_file.empty() || !options.y_file.empty();
+  const bool one_file = !options.input.empty();
+  const bool many = !options.streams.empty();
+  if (int(two_files) + int(one_file) + int(many) != 1)
+    throw UsageError("give the tuples one way: --x-file and --y-file, --input with --x and --y, or --streams");
+  if (two_files && (options.x_file.empty() || options.y_file.empty()))
+    throw UsageError("--x-file and --y-file go together");
+  if (one_file && (options.x_columns.empty() || options.y_columns.empty()))
+    throw UsageError("--input needs --x and --y (column ranges such as --x 0-255 --y 256-767)");
+  if (many && options.streams.size() < 2) throw UsageError("--streams needs at least two files");
+  if (options.format != "tsv" && options.format != "json")
+    throw UsageError(fmt::format("--format {}: expected tsv or json", quote(options.format)));
+  if (options.mode != "exact" && options.mode != "approx")
+    throw UsageError(fmt::format("--mode {}: expected exact or approx", quote(options.mode)));
+  if (options.batch == 0) throw UsageError("--batch must be at least 1");
+
+  // The tuples, as one reader of concatenated streams.
+  cca::Layout layout;
+  std::unique_ptr<cca::TupleReader> reader;
+  ColumnPick pick;
+  std::string name;
+  if (one_file) {
+    reader = cca::open_reader(options.input);
+    name = options.input;
+    const std::vector<std::size_t> x = cca::parse_columns(options.x_columns), y = cca::parse_columns(options.y_columns);
+    for (const auto* list : {&x, &y})
+      for (std::size_t c : *list)
+        if (c >= reader->columns())
+          throw InputError(Location{options.input},
+                           fmt::format("column {} was asked for, but a tuple has {} columns (0-based)", c, reader->columns()));
+    pick.columns = x;
+    pick.columns.insert(pick.columns.end(), y.begin(), y.end());
+    layout.dims = {x.size(), y.size()};
+  } else {
+    std::vector<std::string> paths = many ? options.streams : std::vector<std::string>{options.x_file, options.y_file};
+    std::vector<std::unique_ptr<cca::TupleReader>> readers;
+    for (const std::string& path : paths) {
+      readers.push_back(cca::open_reader(path));
+      layout.dims.push_back(readers.back()->columns());
+      if (layout.dims.back() == 0) throw InputError(Location{path}, "no tuples");
+    }
+    name = paths.front();
+    reader = cca::zip_readers(std::move(readers), paths);
+  }
+  if (layout.dims[0] == 0) throw InputError(Location{name}, "no tuples");
+  const std::size_t width = reader->columns();
+
+  OutputFile out(options.convert.empty() ? options.output : options.convert);
+  const std::size_t per_read = reader->live() ? 1 : options.batch;
+  std::vector<double> rows;
+  const auto start = std::chrono::steady_clock::now();
+
+  if (!options.convert.empty()) {
+    cca::BinaryWriter writer(out.stream(), layout.total());
+    while (reader->next(rows, per_read) > 0) {
+      if (!pick.columns.empty()) pick.apply(rows, width);
+      writer.add(rows.data(), rows.size() / layout.total());
+    }
+    writer.finish();
+    out.commit();
+    return kExitOk;
+  }
+
+  cca::Options& c = options.cca;
+  c.mode = options.mode == "approx" ? cca::Mode::approx : cca::Mode::exact;
+  c.compare_exact = options.approx_error;
+  c.skip = options.skip;
+  c.device = context.device.cuda ? context.device.index : -1;
+  if (options.approx_error && c.mode != cca::Mode::approx) throw UsageError("--approx-error goes with --mode approx");
+  cca::Tracker tracker(layout, c);
+  const bool json = options.format == "json";
+  fmt::memory_buffer text;
+  const auto on_report = [&](const cca::Report& report) {
+    if (json) write_json(text, report, layout, many, c.mode == cca::Mode::approx);
+    else write_tsv(text, report, layout, many);
+  };
+  while (reader->next(rows, per_read) > 0) {
+    if (!pick.columns.empty()) pick.apply(rows, width);
+    try {
+      tracker.push(rows.data(), rows.size() / layout.total(), on_report);
+    } catch (const InputError& e) {  // about the data as a whole: name it
+      if (!e.where().file.empty()) throw;
+      throw InputError(Location{name}, e.reason());
+    }
+    if (text.size() > (1u << 20) || reader->live()) {
+      out.write({text.data(), text.size()});
+      text.clear();
+      if (reader->live()) std::fflush(out.stream());
+    }
+  }
+  out.write({text.data(), text.size()});
+  out.commit();
+  const cca::Stats& s = tracker.stats();
+  if (s.tuples < c.window)
+    note(fmt::format("only {} tuples, fewer than the window of {}: nothing to report", s.tuples, c.window));
+  if (c.skip >= 0 || context.timings)
+    note(fmt::format("{} tuples, {} reported steps, {} solved, {} skipped (--skip {:g})", s.tuples, s.reports, s.solves,
+                     s.skipped, c.skip));
+  if (context.timings)
+    note(fmt::format("timing: {} tuples in {:.3f} s on {} ({:.0f} tuples/s)", s.tuples, seconds_since(start),
+                     context.device.name, s.tuples / std::max(seconds_since(start), 1e-9)));
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner add_cca_command(CLI::App& app) {
+  auto options = std::make_shared<CcaOptions>();
+  CLI::App* command = app.add_subcommand(
+      "cca",
+      "Canonical correlations of two streams over a sliding window of the last n tuples: a row\n"
+      "'t<TAB>rho_1<TAB>...<TAB>rho_k' every --every tuples once the window is full (t = 1-based index of\n"
+      "the newest tuple). The window's means and covariances are updated as tuples enter and leave;\n"
+      "the correlations are solved exactly (Cholesky whitening, eigen solver) in float64.");
+  command->footer(
+      "Input: text (a tuple a line; commas, tabs or spaces; an empty line is a missing tuple, all zero) or\n"
+      ".sks binary streams (see --convert); '-' reads standard input as it arrives and answers each tuple.\n"
+      "Examples:\n"
+      "  simkit cca --x-file x.csv --y-file y.csv --window 2048 --k 5 --ridge 1e-4\n"
+      "  simkit cca --input xy.csv --x 0-255 --y 256-767 --window 2048 --every 100 --format json\n"
+      "  simkit cca --input xy.csv --x 0-255 --y 256-767 --window 2048 --skip 0.05\n"
+      "  simkit cca --streams s1.csv s2.csv s3.csv --window 512 --k 1\n"
+      "  simkit cca --input xy.csv --x 0-255 --y 256-767 --convert xy.sks");
+  command->add_option("--x-file", options->x_file, "X's tuples (p columns)");
+  command->add_option("--y-file", options->y_file, "Y's tuples (q columns), line t beside X's line t");
+  command->add_option("-i,--input", options->input, "one file holding X and Y (with --x and --y)");
+  command->add_option("--x", options->x_columns, "X's columns of --input: ranges such as 0-255 or 0,2,4-9 (0-based)");
+  command->add_option("--y", options->y_columns, "Y's columns of --input");
+  command->add_option("--streams", options->streams, "many streams (a file each): every pair's correlations, 'a<TAB>b' after t");
+  command->add_option("-n,--window", options->cca.window, "tuples in the sliding window (at least 2)");
+  command->add_option("-k,--k", options->cca.k, "correlations a pair (at most the smaller dimension)")->capture_default_str();
+  command->add_option("--every", options->cca.every, "report every this many tuples")->capture_default_str();
+  command->add_option("--ridge", options->cca.ridge, "added to the diagonals of S11 and S22 (0: plain CCA)")->capture_default_str();
+  command->add_option("--recenter", options->cca.recenter,
+                      "recompute the moments exactly every this many tuples (0: every 16 windows)")
+      ->capture_default_str();
+  command->add_option("--skip", options->skip,
+                      "solve again only when the tuples' accumulated change since the last solve passes this fraction "
+                      "of the covariance's norm (the seed's threshold); reports in between repeat the last answer");
+  command->add_option("--mode", options->mode, "exact, or approx (the seed's column sampling)")->capture_default_str();
+  command->add_option("--epsilon", options->cca.epsilon, "approx: Johnson-Lindenstrauss accuracy in (0, 1)")->capture_default_str();
+  command->add_option("--alpha", options->cca.alpha, "approx: oversampling factor")->capture_default_str();
+  command->add_option("--seed", options->cca.seed, "approx: random numbers")->capture_default_str();
+  command->add_flag("--approx-error", options->approx_error, "approx: solve exactly too and print both (JSON: exact_rho)");
+  command->add_flag("--vectors", options->cca.vectors, "print the canonical vectors too");
+  command->add_option("--format", options->format, "tsv or json (an object a line)")->capture_default_str();
+  command->add_option("-o,--output", options->output, "output file (default: standard output)");
+  command->add_option("--batch", options->batch, "tuples read at once from a file")->capture_default_str();
+  command->add_option("--convert", options->convert, "write the tuples (X then Y, or the streams side by side) as .sks and stop");
+  add_common_options(*command, options->common);
+  return [options]() { return run_cca(*options); };
+}
+
+}  // namespace simkit::cli
