@@ -3,7 +3,7 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [disco] [lvq] [sweep]   (default: all but sweep)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [disco] [lvq] [cca] [sweep]   (default: all but sweep)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
@@ -15,18 +15,19 @@
 # lvq: simkit_bench_lvq at the seed's scale (synthetic 2,144,749 x 160, 3755 classes; 1 and
 # 8 prototypes a class; mb 1 .. 8192; both distance kernels at small mb) with its PyTorch
 # peer, and the test error on Fashion-MNIST (.gpu/fashion-mnist, staged by gpu-stage.sh).
+# cca: simkit_bench_cca (p 256, q 512, n 2048; Fashion-MNIST halves) and its PyTorch peer.
 # OUT receives summary.txt, logs.tar.gz (every log and XML report) and the benchmark JSON;
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
-# SAN_TESTS names the test programs compute-sanitizer runs (default: all six), SAN_FILTER
+# SAN_TESTS names the test programs compute-sanitizer runs (default: all seven), SAN_FILTER
 # the tests (default *Gpu*).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
 # out or a benchmark fails; 0 otherwise.
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
-parts=${*:-tests sanitize bench dedup postings disco lvq}
+parts=${*:-tests sanitize bench dedup postings disco lvq cca}
 step_timeout=${STEP_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-240}
 mkdir -p "$final/logs"
@@ -62,6 +63,8 @@ fi
 if [[ " $parts " == *" tests "* ]]; then
   for t in "$stage"/bin/simkit_*_tests; do
     name=$(basename "$t")
+    # TEST_PROGRAMS (names) runs only those test programs.
+    if [ -n "${TEST_PROGRAMS:-}" ] && [[ " $TEST_PROGRAMS " != *" $name "* ]]; then continue; fi
     start=$(date +%s)
     timeout "$step_timeout" "$t" --gtest_output="xml:$out/$name.xml" > "$out/$name.log" 2>&1
     status=$?
@@ -87,7 +90,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
     start=$(date +%s)
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests simkit_lvq_tests}; do
+    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests simkit_lvq_tests simkit_cca_tests}; do
       t="$stage/bin/$name"
       timeout "$san_timeout" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$t" --gtest_filter="$filter" --gtest_brief=1 >> "$log" 2>&1
@@ -163,6 +166,16 @@ if [[ " $parts " == *" lvq "* ]]; then
   fi
 fi
 
+if [[ " $parts " == *" cca "* ]]; then
+  fashion=()
+  [ -d .gpu/fashion-mnist ] && fashion=(--fashion .gpu/fashion-mnist)
+  bench_step "simkit_bench_cca (p 256, q 512, n 2048)" cca_gpu "$stage"/bin/simkit_bench_cca --device cuda \
+    --steps "${CCA_STEPS:-400}" "${fashion[@]}" --json "$out/cca_gpu.json"
+  timeout "$step_timeout" python3 bench/peers/torch_cca.py --json "$out/cca_torch.json" > "$out/cca_torch.txt" 2>&1
+  note "torch cca peer: exit $?"
+  cat "$out/cca_torch.txt" | tail -n 4
+fi
+
 if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
   data=$(mktemp -d)
   tar -C "$data" -xJf .gpu/boost.tar.xz
@@ -201,7 +214,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"
