@@ -142,6 +142,18 @@ def main(binary):
                                                 "cpu", "-p", "2", "--standardize"], lvq_csv + "a,2,2\nb,5,5\n",
                                        input_name="input.csv"))
     copy_bad("skq", "skq")
+    # CCA tuples: the first byte picks text (0) or .sks (1).
+    digits = open(os.path.join(ROOT, "data", "samples", "digits", "test.csv"), "rb").read()[:2000]
+    put("cca_tuples", "digits.csv", b"\x00" + digits[:digits.rfind(b"\n") + 1])
+    put("cca_tuples", "spaces.txt", b"\x00 1 2\t3 4\n\n5 6 7 8\r\n-1e-3 2 +3 4\n")
+    put("cca_tuples", "small.sks", b"\x01" + written_by(binary, ["cca", "--input", "{input}", "--x", "0-1", "--y", "2-3",
+                                                            "--convert", "{output}"],
+                                                     "1,2,3,4\n5,6,7,9\n2,2,1,0\n3,1,4,1\n5,9,2,6\n",
+                                                     input_name="input.csv"))
+    for name in sorted(os.listdir(os.path.join(ROOT, "tests", "bad-inputs", "cca-tuples"))):
+        if not name.startswith("_") and not name.endswith((".expect", ".args")):
+            with open(os.path.join(ROOT, "tests", "bad-inputs", "cca-tuples", name), "rb") as f:
+                put("cca_tuples", "bad-" + name, (b"\x01" if name.endswith(".sks") else b"\x00") + f.read())
     # Compressed text: the first byte picks .gz (0), .bz2 (1) or .zst (2).
     import bz2
     import gzip

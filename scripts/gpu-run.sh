@@ -171,6 +171,11 @@ if [[ " $parts " == *" cca "* ]]; then
   [ -d .gpu/fashion-mnist ] && fashion=(--fashion .gpu/fashion-mnist)
   bench_step "simkit_bench_cca (p 256, q 512, n 2048)" cca_gpu "$stage"/bin/simkit_bench_cca --device cuda \
     --steps "${CCA_STEPS:-400}" "${fashion[@]}" --json "$out/cca_gpu.json"
+  # The other eigen solvers, reporting at every tuple.
+  for eigen in ${CCA_EIGENS:-syevj batched}; do
+    SIMKIT_CCA_EIGEN=$eigen bench_step "simkit_bench_cca eigen $eigen" cca_gpu_$eigen "$stage"/bin/simkit_bench_cca \
+      --device cuda --steps 200 --every 1 --skip "" --epsilon "" --json "$out/cca_gpu_$eigen.json"
+  done
   timeout "$step_timeout" python3 bench/peers/torch_cca.py --json "$out/cca_torch.json" > "$out/cca_torch.txt" 2>&1
   note "torch cca peer: exit $?"
   cat "$out/cca_torch.txt" | tail -n 4
@@ -214,7 +219,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

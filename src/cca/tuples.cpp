@@ -31,6 +31,9 @@ namespace {
 constexpr char kMagic[8] = {'S', 'K', 'S', 'T', 'R', 'E', 'A', 'M'};
 constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kBlockRows = 4096;
+// Values a block may hold (64 MB of float32): the writer stays below it, and a damaged
+// row count cannot make the reader allocate more.
+constexpr std::size_t kBlockValues = std::size_t{1} << 24;
 
 bool is_live(std::FILE* stream) {
   struct stat st {};
@@ -79,13 +82,13 @@ class TextReader final : public TupleReader {
       ++leading_blanks_;
     }
   }
-  ~TextReader() override { std::free(buffer_); }
 
   std::size_t columns() const override { return width_; }
   bool live() const override { return live_; }
 
   std::size_t next(std::vector<double>& out, std::size_t max_rows) override {
     out.clear();
+    if (width_ == 0) return 0;  // only blank lines: no tuple at all
     std::size_t rows = 0;
     // Blank lines before the first tuple are missing tuples too, but their width is
     // known only now.
@@ -106,13 +109,13 @@ class TextReader final : public TupleReader {
 
   bool read_line() {
     errno = 0;
-    const ssize_t got = getline(&buffer_, &capacity_, stream_);
+    const ssize_t got = getline(&buffer_.data, &buffer_.capacity, stream_);
     if (got < 0) {
       if (std::ferror(stream_)) throw InputError(Location{name_}, std::string("cannot read: ") + std::strerror(errno));
       return false;
     }
     ++line_number_;
-    line_ = std::string_view(buffer_, static_cast<std::size_t>(got));
+    line_ = std::string_view(buffer_.data, static_cast<std::size_t>(got));
     if (!line_.empty() && line_.back() == '\n') line_.remove_suffix(1);
     if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
     if (line_.find('\0') != std::string_view::npos)
@@ -139,8 +142,15 @@ class TextReader final : public TupleReader {
   std::FILE* stream_;
   std::string name_;
   bool live_;
-  char* buffer_ = nullptr;
-  std::size_t capacity_ = 0;
+  // getline's buffer, a member of its own so that a constructor that throws frees it too.
+  struct LineBuffer {
+    char* data = nullptr;
+    std::size_t capacity = 0;
+    LineBuffer() = default;
+    LineBuffer(const LineBuffer&) = delete;
+    LineBuffer& operator=(const LineBuffer&) = delete;
+    ~LineBuffer() { std::free(data); }
+  } buffer_;
   std::string_view line_;
   std::vector<std::string_view> fields_;
   std::uint64_t line_number_ = 0;
@@ -160,6 +170,7 @@ class BinaryReader final : public TupleReader {
     if (version != kVersion) fail(8, fmt::format("version {} (this simkit reads version {})", version, kVersion));
     columns_ = detail::load<std::uint32_t>(header + 12);
     if (columns_ == 0) fail(12, "a stream of zero columns");
+    if (columns_ > kBlockValues) fail(12, fmt::format("{} columns is more than this simkit takes", columns_));
   }
 
   std::size_t columns() const override { return columns_; }
@@ -206,7 +217,7 @@ class BinaryReader final : public TupleReader {
       if (std::fgetc(stream_) != EOF) fail(offset_, "bytes after the end block");
       return false;
     }
-    if (rows > (std::uint64_t{1} << 30) / columns_) fail(start, fmt::format("a block of {} rows is too large", rows));
+    if (rows > kBlockValues / columns_) fail(start, fmt::format("a block of {} rows is too large", rows));
     block_.resize(std::size_t{rows} * columns_);
     read_exact(block_.data(), block_.size() * sizeof(float), "a block");
     char sum[8];
@@ -396,7 +407,7 @@ BinaryWriter::BinaryWriter(std::FILE* out, std::size_t columns) : out_(out), col
 void BinaryWriter::add(const double* rows, std::size_t count) {
   for (std::size_t i = 0; i < count * columns_; ++i) {
     pending_.push_back(static_cast<float>(rows[i]));
-    if (pending_.size() == kBlockRows * columns_) flush_block();
+    if (pending_.size() >= std::max<std::size_t>(1, std::min(kBlockRows, kBlockValues / columns_)) * columns_) flush_block();
   }
 }
 

@@ -71,7 +71,7 @@ def npy(descr, fortran, shape, data):
 
 def main(binary):
     for fmt in ("glove", "word2vec", "word2vec-binary", "npy", "skv", "any", "ssdeep", "exp-index", "exp-query", "skp",
-                "postings-docs", "skd", "gold", "disco-corpus", "lvq-data", "skq"):
+                "postings-docs", "skd", "gold", "disco-corpus", "lvq-data", "skq", "cca-tuples"):
         shutil.rmtree(os.path.join(HERE, fmt), ignore_errors=True)
     rng = random.Random(20261122)
 
@@ -271,6 +271,27 @@ def main(binary):
     case("skq", "absurd_classes.skq", bytes(classes), [": byte 16", "corrupt header"])
     case("skq", "data_model.skq", written_by(binary, ["lvq", "convert", "{input}", "-o", "{output}"], data,
                                              input_name="input.csv"), ["not an .skq file (wrong magic)"])
+
+
+    # CCA tuples (simkit cca --input FILE --x 0 --y 1-2 --window 2): text and .sks streams.
+    case("cca-tuples", "ragged.csv", "1,2,3\n4,5,6\n7,8\n", [":3", "expected 3 fields"])
+    case("cca-tuples", "nan.csv", "1,2,3\n4,nan,6\n", [":2", "field 2", "NaN"])
+    case("cca-tuples", "word.tsv", "1\t2\t3\n4\tx\t6\n", [":2", "field 2", "expected a number"])
+    case("cca-tuples", "nul.csv", "1,2,3\n4,5\x006\n", [":2", "NUL byte"])
+    case("cca-tuples", "narrow.csv", "1,2\n3,4\n", ["column 2 was asked for", "2 columns"])
+    case("cca-tuples", "singular.csv", "1,1,2\n1,2,3\n1,3,5\n", ["tuple 2", "singular covariance of X", "--ridge"])
+    stream = written_by(binary, ["cca", "--input", "{input}", "--x", "0", "--y", "1-2", "--convert", "{output}"],
+                        "1,2,3\n4,5,7\n2,9,1\n0,1,1\n", input_name="input.csv")
+    case("cca-tuples", "truncated.sks", stream[:-5], ["cut short"])
+    case("cca-tuples", "no_end.sks", stream[:-8], ["cut short in a block header"])
+    flipped = bytearray(stream)
+    flipped[40] ^= 4
+    case("cca-tuples", "checksum.sks", bytes(flipped), ["byte 24", "block checksum mismatch"])
+    header = bytearray(stream)
+    header[12] = 9
+    case("cca-tuples", "header.sks", bytes(header), ["byte 16", "header checksum mismatch"])
+    case("cca-tuples", "magic.sks", b"SKSTRAM!" + stream[8:], ["byte 0", "not a simkit tuple stream"])
+    case("cca-tuples", "trailing.sks", stream + b"\0", ["bytes after the end block"])
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ std::vector<BadFile> corpus() {
 // ssdeep hash lists go to simkit dedup; posting-list files to simkit postings (an index
 // with the folder's good queries, queries against the folder's good index, documents to
 // build); DISCO models, gold standards and corpora to simkit disco; LVQ training data to
-// simkit lvq train and LVQ models to simkit lvq predict; every other format
+// simkit lvq train and LVQ models to simkit lvq predict; CCA tuples to simkit cca; every other format
 // to simkit neighbors as a model.
 std::vector<std::string> command_for(const BadFile& f, const fs::path& out) {
   std::vector<std::string> args;
@@ -64,6 +64,9 @@ std::vector<std::string> command_for(const BadFile& f, const fs::path& out) {
     args = {"lvq", "train", "--train", f.path.string(), "--device", "cpu", "-o", out.string()};
   } else if (folder == "skq") {
     args = {"lvq", "predict", "--model", f.path.string(), "--data", dir + "/_data.csv", "-o", out.string()};
+  } else if (folder == "cca-tuples") {
+    args = {"cca", "--input", f.path.string(), "--x", "0", "--y", "1-2", "--window", "2", "--device", "cpu",
+            "-o", out.string()};
   } else if (folder == "ssdeep") {
     args = {"dedup", f.path.string(), "--device", "cpu", "-o", out.string()};
   } else {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "cca/backend.hpp"
@@ -80,6 +81,8 @@ class GpuBackend final : public Backend {
     clear();
   }
   ~GpuBackend() override {
+    if (jacobi_ != nullptr) cusolverDnDestroySyevjInfo(jacobi_);
+    if (params_ != nullptr) cusolverDnDestroyParams(params_);
     cusolverDnDestroy(solver_);
     cublasDestroy(blas_);
   }
@@ -158,11 +161,13 @@ class GpuBackend final : public Backend {
     check_pivots(info[1], diags.data() + p, diags.data() + 2 * p + q, q, false);
 
     const double one = 1.0, zero = 0.0;
-    const int ip = static_cast<int>(p), iq = static_cast<int>(q), im = static_cast<int>(m);
+    const int ip = static_cast<int>(p), iq = static_cast<int>(q);
     SIMKIT_CUBLAS_CHECK(cublasDtrsm(blas_, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
                                     ip, iq, &one, s11_.get(), ip, k_.get(), ip));
     SIMKIT_CUBLAS_CHECK(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
                                     ip, iq, &one, s22_.get(), iq, k_.get(), ip));
+    // The eigen solver's back-transformation reads the triangle the rank-k update leaves.
+    SIMKIT_CUDA_CHECK(cudaMemsetAsync(gram_.get(), 0, m * m * sizeof(double), stream_.get()));
     if (a_small) {
       SIMKIT_CUBLAS_CHECK(cublasDsyrk(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, ip, iq, &one, k_.get(), ip, &zero,
                                       gram_.get(), ip));
@@ -170,13 +175,7 @@ class GpuBackend final : public Backend {
       SIMKIT_CUBLAS_CHECK(cublasDsyrk(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, iq, ip, &one, k_.get(), ip, &zero,
                                       gram_.get(), iq));
     }
-    const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-    int lwork = 0;
-    SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevd_bufferSize(solver_, jobz, CUBLAS_FILL_MODE_LOWER, im, gram_.get(), im,
-                                                      eigen_.get(), &lwork));
-    grow(work_, static_cast<std::size_t>(lwork));
-    SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevd(solver_, jobz, CUBLAS_FILL_MODE_LOWER, im, gram_.get(), im, eigen_.get(),
-                                           work_.get(), lwork, info_.get()));
+    eigen(vectors, m);
     std::vector<double> values(m);
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(values.data(), eigen_.get(), m * sizeof(double), cudaMemcpyDeviceToHost,
                                       stream_.get()));
@@ -243,6 +242,45 @@ class GpuBackend final : public Backend {
     }
   }
 
+  // Eigenvalues (ascending, into eigen_) and with `vectors` eigenvectors (into gram_) of
+  // the m x m Gram matrix, by the solver SIMKIT_CCA_EIGEN names (for the benchmark's
+  // comparison): syevd (divide and conquer, the default), syevj (Jacobi) or batched
+  // (cusolverDnXsyevBatched with a batch of one).
+  void eigen(bool vectors, std::size_t m) {
+    static const std::string which = [] {
+      const char* env = std::getenv("SIMKIT_CCA_EIGEN");
+      return std::string(env != nullptr ? env : "syevd");
+    }();
+    const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const int im = static_cast<int>(m);
+    int lwork = 0;
+    if (which == "syevj") {
+      if (jacobi_ == nullptr) SIMKIT_CUSOLVER_CHECK(cusolverDnCreateSyevjInfo(&jacobi_));
+      SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevj_bufferSize(solver_, jobz, CUBLAS_FILL_MODE_LOWER, im, gram_.get(), im,
+                                                        eigen_.get(), &lwork, jacobi_));
+      grow(work_, static_cast<std::size_t>(lwork));
+      SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevj(solver_, jobz, CUBLAS_FILL_MODE_LOWER, im, gram_.get(), im, eigen_.get(),
+                                             work_.get(), lwork, info_.get(), jacobi_));
+    } else if (which == "batched") {
+      if (params_ == nullptr) SIMKIT_CUSOLVER_CHECK(cusolverDnCreateParams(&params_));
+      std::size_t device_bytes = 0, host_bytes = 0;
+      SIMKIT_CUSOLVER_CHECK(cusolverDnXsyevBatched_bufferSize(solver_, params_, jobz, CUBLAS_FILL_MODE_LOWER, im,
+                                                              CUDA_R_64F, gram_.get(), im, CUDA_R_64F, eigen_.get(),
+                                                              CUDA_R_64F, &device_bytes, &host_bytes, 1));
+      grow(work_, device_bytes / sizeof(double) + 1);
+      host_work_.resize(host_bytes + 1);
+      SIMKIT_CUSOLVER_CHECK(cusolverDnXsyevBatched(solver_, params_, jobz, CUBLAS_FILL_MODE_LOWER, im, CUDA_R_64F,
+                                                   gram_.get(), im, CUDA_R_64F, eigen_.get(), CUDA_R_64F, work_.get(),
+                                                   device_bytes, host_work_.data(), host_bytes, info_.get(), 1));
+    } else {
+      SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevd_bufferSize(solver_, jobz, CUBLAS_FILL_MODE_LOWER, im, gram_.get(), im,
+                                                        eigen_.get(), &lwork));
+      grow(work_, static_cast<std::size_t>(lwork));
+      SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevd(solver_, jobz, CUBLAS_FILL_MODE_LOWER, im, gram_.get(), im, eigen_.get(),
+                                             work_.get(), lwork, info_.get()));
+    }
+  }
+
   void potrf(double* a, std::size_t n, int* info) {
     int lwork = 0;
     SIMKIT_CUSOLVER_CHECK(
@@ -305,6 +343,9 @@ class GpuBackend final : public Backend {
   cuda::Stream stream_;
   cublasHandle_t blas_ = nullptr;
   cusolverDnHandle_t solver_ = nullptr;
+  syevjInfo_t jacobi_ = nullptr;
+  cusolverDnParams_t params_ = nullptr;
+  std::vector<char> host_work_;
   cuda::DeviceBuffer<double> m2_, s_, sums_, rows_, ones_;
   cuda::PinnedBuffer<double> upload_;
   cuda::DeviceBuffer<double> s11_, s22_, k_, gram_, eigen_, diag_, work_, potrf_work_, vec_small_, vec_other_;
