@@ -4,8 +4,10 @@
 //               N(10, 10) noise), p = 256, q = 512, n = 2048: tuples per second after the
 //               window is full, reporting every m tuples (--every list), with the skip
 //               threshold (--skip list, every 1) and in approx mode (--epsilon list, every 1);
-//               also the window upkeep alone (no report). Wall clock around Tracker::push
-//               (which returns with the answers on the host), median of 3 segments.
+//               also the window upkeep alone (no report). Exact reports are timed with
+//               report steps solved together (--batches list: 0 the backend's choice, 1
+//               one at a time). Wall clock around Tracker::push (which returns with the
+//               answers on the host), median of 3 segments.
 //  --fashion DIR  Fashion-MNIST (idx files) as two streams, the left and right half of
 //               each image (p = q = 392, pixels / 255): the top-5 correlations of the first
 //               2048 training images (ridge 1e-4), and the seed's accuracy experiment: the
@@ -125,8 +127,8 @@ std::vector<double> fashion_halves(const std::string& dir, std::size_t& count) {
 
 int main(int argc, char** argv) {
   CLI::App app{"simkit_bench_cca"};
-  std::string device = "auto", every_list = "1,16,256", skip_list = "0.001,0.01", epsilon_list = "0.5,0.9", fashion,
-              json_path;
+  std::string device = "auto", every_list = "1,16,256", batch_list = "0,1", skip_list = "0.001,0.01",
+              epsilon_list = "0.5,0.9", fashion, json_path;
   std::size_t p = 256, q = 512, window = 2048, steps = 400;
   bool quick = false;
   app.add_option("--device", device);
@@ -135,6 +137,7 @@ int main(int argc, char** argv) {
   app.add_option("--window", window);
   app.add_option("--steps", steps, "tuples a timed segment (every 1)");
   app.add_option("--every", every_list);
+  app.add_option("--batches", batch_list, "report steps solved together (0: the backend's choice)");
   app.add_option("--skip", skip_list);
   app.add_option("--epsilon", epsilon_list);
   app.add_option("--fashion", fashion, "Fashion-MNIST idx folder");
@@ -182,10 +185,14 @@ int main(int argc, char** argv) {
     record("upkeep (no report)", measure(layout, o, stream, steps * 16), {{"every", 0}});
   }
   for (double every : parse_list(every_list)) {
-    cca::Options o = base;
-    o.every = static_cast<std::size_t>(every);
-    const std::size_t per = segment(o.every);
-    record(fmt::format("exact every {}", o.every), measure(layout, o, stream, per), {{"every", o.every}});
+    for (double batch : parse_list(batch_list)) {
+      cca::Options o = base;
+      o.every = static_cast<std::size_t>(every);
+      o.batch = static_cast<std::size_t>(batch);
+      const std::size_t per = segment(o.every);
+      record(fmt::format("exact every {} batch {}", o.every, o.batch == 0 ? "auto" : std::to_string(o.batch)),
+             measure(layout, o, stream, per), {{"every", o.every}, {"batch", o.batch}});
+    }
   }
   for (double delta : parse_list(skip_list)) {
     cca::Options o = base;
@@ -225,6 +232,9 @@ int main(int argc, char** argv) {
       const Throughput t = measure({{392, 392}}, every, halves, steps);
       record("fashion 392+392 every 1", t, {{"every", 1}, {"data", "fashion-mnist halves"}});
       results["fashion_throughput"] = rows.back();
+      every.batch = 1;
+      record("fashion 392+392 every 1 batch 1", measure({{392, 392}}, every, halves, steps),
+             {{"every", 1}, {"batch", 1}, {"data", "fashion-mnist halves"}});
     }
     // The seed's accuracy experiment at p = q = 102: each half's highest-variance pixels.
     std::vector<double> var(784, 0.0), mean(784, 0.0);

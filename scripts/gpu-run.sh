@@ -169,12 +169,13 @@ fi
 if [[ " $parts " == *" cca "* ]]; then
   fashion=()
   [ -d .gpu/fashion-mnist ] && fashion=(--fashion .gpu/fashion-mnist)
+  # CCA_ARGS: more options for the benchmark (e.g. --batches 0,1,32).
   bench_step "simkit_bench_cca (p 256, q 512, n 2048)" cca_gpu "$stage"/bin/simkit_bench_cca --device cuda \
-    --steps "${CCA_STEPS:-400}" "${fashion[@]}" --json "$out/cca_gpu.json"
-  # The other eigen solvers, reporting at every tuple.
-  for eigen in ${CCA_EIGENS:-syevj batched}; do
+    --steps "${CCA_STEPS:-400}" "${fashion[@]}" ${CCA_ARGS:-} --json "$out/cca_gpu.json"
+  # The other eigen solvers of the one-step path, reporting at every tuple (CCA_EIGENS="" skips them).
+  for eigen in ${CCA_EIGENS-syevj batched}; do
     SIMKIT_CCA_EIGEN=$eigen bench_step "simkit_bench_cca eigen $eigen" cca_gpu_$eigen "$stage"/bin/simkit_bench_cca \
-      --device cuda --steps 200 --every 1 --skip "" --epsilon "" --json "$out/cca_gpu_$eigen.json"
+      --device cuda --steps 200 --every 1 --batches 1 --skip "" --epsilon "" --json "$out/cca_gpu_$eigen.json"
   done
   timeout "$step_timeout" python3 bench/peers/torch_cca.py --json "$out/cca_torch.json" > "$out/cca_torch.txt" 2>&1
   note "torch cca peer: exit $?"

@@ -3,15 +3,23 @@
 # and stages every test and benchmark program, plus the non-CUDA shared libraries they
 # need, into .gpu/ (git-ignored; carry it to the device, where scripts/gpu-run.sh runs).
 # The CUDA runtime is linked statically; libcuda, cuBLAS and cuSOLVER come from the GPU machine.
+#   scripts/gpu-stage.sh                 everything
+#   scripts/gpu-stage.sh TARGET...       only these programs (and simkit), e.g. simkit_cca_tests simkit_bench_cca
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=${CUDA_ARCHS:-90}
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
-cmake --build build-gpu
 rm -rf .gpu/bin .gpu/lib .gpu/stage.tar.xz
 mkdir -p .gpu/bin .gpu/lib
-cp build-gpu/simkit build-gpu/tests/simkit_*_tests build-gpu/bench/simkit_bench_* .gpu/bin/
+if [ $# -gt 0 ]; then
+  cmake --build build-gpu --target simkit "$@"
+  cp build-gpu/simkit .gpu/bin/
+  for target in "$@"; do find build-gpu -maxdepth 2 -type f -name "$target" -exec cp {} .gpu/bin/ \;; done
+else
+  cmake --build build-gpu
+  cp build-gpu/simkit build-gpu/tests/simkit_*_tests build-gpu/bench/simkit_bench_* .gpu/bin/
+fi
 # The ssdeep program is a test peer the GPU machine lacks (its library comes along below).
 cp "$(command -v ssdeep)" .gpu/bin/
 strip --strip-unneeded .gpu/bin/*

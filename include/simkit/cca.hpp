@@ -39,6 +39,10 @@ struct Options {
   std::uint64_t seed = 1;         // approx: the sampling's random numbers
   bool vectors = false;           // canonical vectors too
   int device = -1;                // CUDA device, -1 = the CPU
+  // Exact mode without skip or vectors: report steps solved together (the answers of a
+  // push() come as its batches are solved). 0: the backend's choice (GPU: up to 512 as
+  // memory allows; CPU: 4 a thread, solved on all threads); 1: one at a time.
+  std::size_t batch = 0;
 };
 
 // One stream pair's answer at a step.

@@ -37,6 +37,26 @@ class Backend {
                            double ridge, bool vectors) = 0;
   // The raw moments, for tests: M2 (d x d, full) and the sums.
   virtual void read_moments(std::vector<double>& m2, std::vector<double>& sums) = 0;
+
+  // Many report steps solved together (the GPU path; exact correlations only). A backend
+  // that cannot returns 0 from batch_capacity.
+  // How many steps of a pair of `pair_dims` columns (the smaller side `small_dims`) one
+  // batch may hold.
+  virtual std::size_t batch_capacity(std::size_t /*pair_dims*/, std::size_t /*small_dims*/) { return 0; }
+  // The steps' rows: before step j, added rows [added_end[j-1], added_end[j]) enter and
+  // removed rows [removed_end[j-1], removed_end[j]) leave (shifted, row-major, the moments
+  // being those before the first step); every step's window holds window_rows tuples. The
+  // moments do not move: update() does that.
+  virtual void begin_steps(const double* /*added*/, const std::vector<std::size_t>& /*added_end*/,
+                           const double* /*removed*/, const std::vector<std::size_t>& /*removed_end*/,
+                           std::size_t /*window_rows*/) {}
+  // Each begun step's k largest correlations of columns `a` against `b` (steps x k,
+  // row-major). singular[j] is 1 when S11 + rI of step j is not positive definite, 2 when
+  // S22 + rI is not (1 wins), else 0; that step's correlations are then meaningless.
+  virtual std::vector<double> solve_steps(const std::vector<std::size_t>& /*a*/, const std::vector<std::size_t>& /*b*/,
+                                          std::size_t /*k*/, double /*ridge*/, std::vector<int>& /*singular*/) {
+    return {};
+  }
 };
 
 std::unique_ptr<Backend> cpu_backend(std::size_t dims);

@@ -1,7 +1,9 @@
 // The CPU path of the CCA tracker: moments by OpenBLAS's symmetric rank-k update, the
 // pair solves by Eigen (Cholesky factors, two triangular solves, a symmetric eigen
-// solver on the smaller Gram matrix of K).
+// solver on the smaller Gram matrix of K). Batches of report steps are solved on all
+// cores, each worker walking its run of steps with its own copy of the pair's moments.
 #include <cblas.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
@@ -11,6 +13,7 @@
 #include <cmath>
 
 #include "cca/backend.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::cca::detail {
 
@@ -18,6 +21,61 @@ namespace {
 
 using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ColMatrix = Eigen::MatrixXd;
+
+Eigen::LLT<ColMatrix> factor(const ColMatrix& m, bool first) {
+  Eigen::LLT<ColMatrix> llt(m);
+  if (llt.info() != Eigen::Success) throw Singular{first};
+  const double top = m.diagonal().maxCoeff();
+  const ColMatrix& l = llt.matrixLLT();
+  for (Eigen::Index i = 0; i < l.rows(); ++i)
+    if (!(l(i, i) * l(i, i) > kSingularPivot * top)) throw Singular{first};
+  return llt;
+}
+
+// The CCA of columns a against b of the covariance s.
+PairResult solve_pair(const ColMatrix& s, const std::vector<std::size_t>& a, const std::vector<std::size_t>& b,
+                      std::size_t k, double ridge, bool vectors) {
+  const std::size_t p = a.size(), q = b.size();
+  ColMatrix s11 = s(a, a), s22 = s(b, b), s12 = s(a, b);
+  s11.diagonal().array() += ridge;
+  s22.diagonal().array() += ridge;
+  const Eigen::LLT<ColMatrix> l1 = factor(s11, true);
+  const Eigen::LLT<ColMatrix> l2 = factor(s22, false);
+  // K = L1^-1 S12 L2^-T
+  ColMatrix kmat = s12;
+  l1.matrixL().solveInPlace(kmat);
+  ColMatrix kt = kmat.transpose();
+  l2.matrixL().solveInPlace(kt);
+  kmat = kt.transpose();
+
+  const bool a_small = p <= q;
+  const ColMatrix gram = a_small ? ColMatrix(kmat * kmat.transpose()) : ColMatrix(kmat.transpose() * kmat);
+  Eigen::SelfAdjointEigenSolver<ColMatrix> eigen(gram, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
+  const std::size_t m = gram.rows();
+  PairResult out;
+  out.a_kept = p;
+  out.b_kept = q;
+  for (std::size_t j = 0; j < k; ++j) out.rho.push_back(std::sqrt(std::clamp(eigen.eigenvalues()[m - 1 - j], 0.0, 1.0)));
+  if (!vectors) return out;
+  out.a_vectors.assign(k * p, 0.0);
+  out.b_vectors.assign(k * q, 0.0);
+  for (std::size_t j = 0; j < k; ++j) {
+    const Eigen::VectorXd e = eigen.eigenvectors().col(m - 1 - j);
+    // The small side's vector is L^-T e; the other side's is L^-T K^T e / rho (or K e).
+    Eigen::VectorXd va, vb;
+    if (a_small) {
+      va = l1.matrixU().solve(e);
+      vb = out.rho[j] > 0 ? Eigen::VectorXd(l2.matrixU().solve(kmat.transpose() * e) / out.rho[j])
+                          : Eigen::VectorXd::Zero(q);
+    } else {
+      vb = l2.matrixU().solve(e);
+      va = out.rho[j] > 0 ? Eigen::VectorXd(l1.matrixU().solve(kmat * e) / out.rho[j]) : Eigen::VectorXd::Zero(p);
+    }
+    std::copy(va.data(), va.data() + p, out.a_vectors.begin() + j * p);
+    std::copy(vb.data(), vb.data() + q, out.b_vectors.begin() + j * q);
+  }
+  return out;
+}
 
 class CpuBackend final : public Backend {
  public:
@@ -55,46 +113,69 @@ class CpuBackend final : public Backend {
 
   PairResult solve(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k, double ridge,
                    bool vectors) override {
-    const std::size_t p = a.size(), q = b.size();
-    ColMatrix s11 = s_(a, a), s22 = s_(b, b), s12 = s_(a, b);
-    s11.diagonal().array() += ridge;
-    s22.diagonal().array() += ridge;
-    const Eigen::LLT<ColMatrix> l1 = factor(s11, true);
-    const Eigen::LLT<ColMatrix> l2 = factor(s22, false);
-    // K = L1^-1 S12 L2^-T
-    ColMatrix kmat = s12;
-    l1.matrixL().solveInPlace(kmat);
-    ColMatrix kt = kmat.transpose();
-    l2.matrixL().solveInPlace(kt);
-    kmat = kt.transpose();
+    return solve_pair(s_, a, b, k, ridge, vectors);
+  }
 
-    const bool a_small = p <= q;
-    const ColMatrix gram = a_small ? ColMatrix(kmat * kmat.transpose()) : ColMatrix(kmat.transpose() * kmat);
-    Eigen::SelfAdjointEigenSolver<ColMatrix> eigen(gram, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
-    const std::size_t m = gram.rows();
-    PairResult out;
-    out.a_kept = p;
-    out.b_kept = q;
-    for (std::size_t j = 0; j < k; ++j) out.rho.push_back(std::sqrt(std::clamp(eigen.eigenvalues()[m - 1 - j], 0.0, 1.0)));
-    if (!vectors) return out;
-    out.a_vectors.assign(k * p, 0.0);
-    out.b_vectors.assign(k * q, 0.0);
-    for (std::size_t j = 0; j < k; ++j) {
-      const Eigen::VectorXd e = eigen.eigenvectors().col(m - 1 - j);
-      // The small side's vector is L^-T e; the other side's is L^-T K^T e / rho (or K e).
-      Eigen::VectorXd va, vb;
-      if (a_small) {
-        va = l1.matrixU().solve(e);
-        vb = out.rho[j] > 0 ? Eigen::VectorXd(l2.matrixU().solve(kmat.transpose() * e) / out.rho[j])
-                            : Eigen::VectorXd::Zero(q);
-      } else {
-        vb = l2.matrixU().solve(e);
-        va = out.rho[j] > 0 ? Eigen::VectorXd(l1.matrixU().solve(kmat * e) / out.rho[j]) : Eigen::VectorXd::Zero(p);
+  std::size_t batch_capacity(std::size_t /*pair_dims*/, std::size_t /*small_dims*/) override {
+    return 4 * std::max<std::size_t>(1, max_threads());
+  }
+
+  void begin_steps(const double* added, const std::vector<std::size_t>& added_end, const double* removed,
+                   const std::vector<std::size_t>& removed_end, std::size_t window_rows) override {
+    added_ = added;
+    removed_ = removed;
+    added_end_ = added_end;
+    removed_end_ = removed_end;
+    window_ = window_rows;
+  }
+
+  std::vector<double> solve_steps(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k,
+                                  double ridge, std::vector<int>& singular) override {
+    const std::size_t steps = added_end_.size(), p = a.size(), q = b.size(), width = p + q;
+    std::vector<std::size_t> cols(a);
+    cols.insert(cols.end(), b.begin(), b.end());
+    std::vector<std::size_t> pa(p), pb(q);
+    for (std::size_t i = 0; i < p; ++i) pa[i] = i;
+    for (std::size_t i = 0; i < q; ++i) pb[i] = p + i;
+    std::vector<double> rho(steps * k, 0.0);
+    singular.assign(steps, 0);
+    // Runs of steps, a few a core: each starts from the moments before the batch.
+    const std::size_t runs = std::min(steps, 2 * std::max<std::size_t>(1, max_threads()));
+    tbb::parallel_for(std::size_t{0}, runs, [&](std::size_t run) {
+      const std::size_t first = steps * run / runs, last = steps * (run + 1) / runs;
+      ColMatrix m2(width, width);
+      Eigen::VectorXd sums(width);
+      for (std::size_t i = 0; i < width; ++i) {
+        sums[i] = sums_[cols[i]];
+        for (std::size_t j = 0; j <= i; ++j) m2(i, j) = cols[i] >= cols[j] ? m2_(cols[i], cols[j]) : m2_(cols[j], cols[i]);
       }
-      std::copy(va.data(), va.data() + p, out.a_vectors.begin() + j * p);
-      std::copy(vb.data(), vb.data() + q, out.b_vectors.begin() + j * q);
-    }
-    return out;
+      Eigen::VectorXd row(width);
+      auto apply = [&](const double* rows, std::size_t from, std::size_t to, double sign) {
+        for (std::size_t r = from; r < to; ++r) {
+          for (std::size_t i = 0; i < width; ++i) row[i] = rows[r * d_ + cols[i]];
+          m2.selfadjointView<Eigen::Lower>().rankUpdate(row, sign);
+          sums += sign * row;
+        }
+      };
+      const std::size_t a0 = first == 0 ? 0 : added_end_[first - 1], r0 = first == 0 ? 0 : removed_end_[first - 1];
+      apply(added_, 0, a0, 1.0);
+      apply(removed_, 0, r0, -1.0);
+      const double n = static_cast<double>(window_);
+      ColMatrix cov(width, width);
+      for (std::size_t j = first; j < last; ++j) {
+        apply(added_, j == 0 ? 0 : added_end_[j - 1], added_end_[j], 1.0);
+        apply(removed_, j == 0 ? 0 : removed_end_[j - 1], removed_end_[j], -1.0);
+        for (std::size_t c = 0; c < width; ++c)
+          for (std::size_t r = c; r < width; ++r) cov(r, c) = cov(c, r) = (m2(r, c) - sums[r] * sums[c] / n) / (n - 1);
+        try {
+          const PairResult result = solve_pair(cov, pa, pb, k, ridge, false);
+          std::copy(result.rho.begin(), result.rho.end(), rho.begin() + static_cast<std::ptrdiff_t>(j * k));
+        } catch (const Singular& s) {
+          singular[j] = s.first ? 1 : 2;
+        }
+      }
+    });
+    return rho;
   }
 
   void read_moments(std::vector<double>& m2, std::vector<double>& sums) override {
@@ -114,20 +195,15 @@ class CpuBackend final : public Backend {
       for (std::size_t c = 0; c < d_; ++c) sums_[c] += sign * rows[r * d_ + c];
   }
 
-  static Eigen::LLT<ColMatrix> factor(const ColMatrix& m, bool first) {
-    Eigen::LLT<ColMatrix> llt(m);
-    if (llt.info() != Eigen::Success) throw Singular{first};
-    const double top = m.diagonal().maxCoeff();
-    const ColMatrix& l = llt.matrixLLT();
-    for (Eigen::Index i = 0; i < l.rows(); ++i)
-      if (!(l(i, i) * l(i, i) > kSingularPivot * top)) throw Singular{first};
-    return llt;
-  }
-
   std::size_t d_;
   Matrix m2_;
   Eigen::VectorXd sums_;
   ColMatrix s_;
+  // The begun steps (the tracker's buffers, unchanged until it calls update()).
+  const double* added_ = nullptr;
+  const double* removed_ = nullptr;
+  std::vector<std::size_t> added_end_, removed_end_;
+  std::size_t window_ = 0;
 };
 
 }  // namespace

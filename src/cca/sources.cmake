@@ -3,5 +3,5 @@ list(APPEND SIMKIT_CPU_SOURCES
   cca/tracker.cpp
   cca/cpu.cpp
 )
-list(APPEND SIMKIT_CUDA_SOURCES cca/cuda/backend.cu)
+list(APPEND SIMKIT_CUDA_SOURCES cca/cuda/backend.cu cca/cuda/steps.cu)
 set(SIMKIT_NO_CUDA_SOURCES ${SIMKIT_NO_CUDA_SOURCES} cca/backend_no_cuda.cpp)

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,9 @@ namespace {
 
 // Rows handed to the backend at once when no report comes sooner.
 constexpr std::size_t kMaxPending = 1024;
+// Batched solving: at most this many report steps, and rows behind them, at once.
+constexpr std::size_t kMaxBatchSteps = 512;
+constexpr std::size_t kMaxBatchRows = 16384;
 
 }  // namespace
 
@@ -48,6 +52,10 @@ struct Tracker::State {
   Report last;
   std::mt19937_64 rng;
   Stats stats;
+  // Batched solving (GPU, exact): the queued report steps, and where their rows end.
+  std::size_t batch_steps = 0;             // 0: one step at a time
+  std::vector<std::uint64_t> queued_t;
+  std::vector<std::size_t> queued_added, queued_removed;
 
   void flush() {
     if (n_added + n_removed == 0) return;
@@ -74,7 +82,7 @@ struct Tracker::State {
     ++stats.recenters;
   }
 
-  void add_tuple(const double* z) {
+  void add_tuple(const double* z, const ReportCallback& on_report) {
     double* slot = ring.data() + (filled == n ? head : filled) * d;
     if (filled == n) {
       double moved = 0;
@@ -98,12 +106,13 @@ struct Tracker::State {
     ++since_recenter;
     ++stats.tuples;
     if (filled == n && since_recenter >= recenter) {
+      solve_queued(on_report);  // the queued steps stand on the moments being replaced
       recompute();
     } else if (filled == 1) {
       // The first tuple sets the shift (a stand-in for the mean until the first recompute).
       std::copy(z, z + d, shift.begin());
       added.assign(d, 0.0);
-    } else if (n_added >= kMaxPending) {
+    } else if (n_added >= kMaxPending && queued_t.empty()) {
       flush();
     }
   }
@@ -150,18 +159,72 @@ struct Tracker::State {
     return out;
   }
 
-  PairResult solve_pair(std::size_t index, const std::vector<std::size_t>& a_cols, const std::vector<std::size_t>& b_cols) {
+  [[noreturn]] void throw_singular(std::size_t index, bool first, std::uint64_t at) const {
     const auto [a, b] = pairs[index];
+    const std::size_t stream = first ? a : b;
+    const std::string which = pairs.size() == 1 && layout.dims.size() == 2 ? (stream == 0 ? "X" : "Y")
+                                                                           : fmt::format("stream {}", stream + 1);
+    throw InputError(Location{}, fmt::format("the window ending at tuple {} has a singular covariance of {} "
+                                             "(a constant attribute, or fewer tuples than attributes): use "
+                                             "--ridge (ridge now {:g})",
+                                             at, which, options.ridge));
+  }
+
+  PairResult solve_pair(std::size_t index, const std::vector<std::size_t>& a_cols, const std::vector<std::size_t>& b_cols) {
     try {
       return backend->solve(a_cols, b_cols, k[index], options.ridge, options.vectors);
     } catch (const detail::Singular& s) {
-      const std::size_t stream = s.first ? a : b;
-      const std::string which = pairs.size() == 1 && layout.dims.size() == 2 ? (stream == 0 ? "X" : "Y")
-                                                                             : fmt::format("stream {}", stream + 1);
-      throw InputError(Location{}, fmt::format("the window ending at tuple {} has a singular covariance of {} "
-                                               "(a constant attribute, or fewer tuples than attributes): use "
-                                               "--ridge (ridge now {:g})",
-                                               t, which, options.ridge));
+      throw_singular(index, s.first, t);
+    }
+  }
+
+  // A report step of the batched path: solved with the others in the queue.
+  void queue(const ReportCallback& on_report) {
+    queued_t.push_back(t);
+    queued_added.push_back(n_added);
+    queued_removed.push_back(n_removed);
+    if (queued_t.size() >= batch_steps || n_added + n_removed >= kMaxBatchRows) solve_queued(on_report);
+  }
+
+  // Solves the queued steps together, moves the moments to the last of them, and reports
+  // them in order (a singular window throws at its step, after the steps before it).
+  void solve_queued(const ReportCallback& on_report) {
+    if (queued_t.empty()) return;
+    const std::vector<std::uint64_t> steps = std::move(queued_t);
+    const std::vector<std::size_t> added_end = std::move(queued_added), removed_end = std::move(queued_removed);
+    queued_t.clear();
+    queued_added.clear();
+    queued_removed.clear();
+    backend->begin_steps(added.data(), added_end, removed.data(), removed_end, n);
+    std::vector<std::vector<double>> rho(pairs.size());
+    std::vector<std::vector<int>> singular(pairs.size());
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const auto [a, b] = pairs[i];
+      rho[i] = backend->solve_steps(columns(a), columns(b), k[i], options.ridge, singular[i]);
+    }
+    // The moments move past the solved steps; rows after the last stay pending.
+    const std::size_t na = added_end.back(), nr = removed_end.back();
+    backend->update(added.data(), na, removed.data(), nr);
+    added.erase(added.begin(), added.begin() + static_cast<std::ptrdiff_t>(na * d));
+    removed.erase(removed.begin(), removed.begin() + static_cast<std::ptrdiff_t>(nr * d));
+    n_added -= na;
+    n_removed -= nr;
+    for (std::size_t j = 0; j < steps.size(); ++j) {
+      Report report;
+      report.t = steps[j];
+      for (std::size_t i = 0; i < pairs.size(); ++i) {
+        if (singular[i][j] != 0) throw_singular(i, singular[i][j] == 1, steps[j]);
+        PairResult result;
+        std::tie(result.a, result.b) = pairs[i];
+        result.a_kept = layout.dims[result.a];
+        result.b_kept = layout.dims[result.b];
+        result.rho.assign(rho[i].begin() + static_cast<std::ptrdiff_t>(j * k[i]),
+                          rho[i].begin() + static_cast<std::ptrdiff_t>((j + 1) * k[i]));
+        report.pairs.push_back(std::move(result));
+      }
+      ++stats.solves;
+      ++stats.reports;
+      on_report(report);
     }
   }
 
@@ -253,6 +316,15 @@ Tracker::Tracker(Layout layout, Options options) : state_(std::make_unique<State
   s.ring.assign(s.n * s.d, 0.0);
   s.shift.assign(s.d, 0.0);
   s.rng.seed(options.seed);
+  // The batched path: exact correlations alone, as many steps as the backend takes.
+  if (options.mode == Mode::exact && options.skip < 0 && !options.vectors && options.batch != 1) {
+    std::size_t steps = options.batch == 0 ? kMaxBatchSteps : options.batch;
+    for (const auto& [a, b] : s.pairs) {
+      const std::size_t pa = s.layout.dims[a], pb = s.layout.dims[b];
+      steps = std::min(steps, s.backend->batch_capacity(pa + pb, std::min(pa, pb)));
+    }
+    if (steps >= 2) s.batch_steps = steps;
+  }
 }
 
 Tracker::~Tracker() = default;
@@ -260,9 +332,16 @@ Tracker::~Tracker() = default;
 void Tracker::push(const double* tuples, std::size_t count, const ReportCallback& on_report) {
   State& s = *state_;
   for (std::size_t i = 0; i < count; ++i) {
-    s.add_tuple(tuples + i * s.d);
-    if (s.filled == s.n && (s.t - s.n) % s.options.every == 0) s.report(on_report);
+    s.add_tuple(tuples + i * s.d, on_report);
+    if (s.filled == s.n && (s.t - s.n) % s.options.every == 0) {
+      if (s.batch_steps > 0) {
+        s.queue(on_report);
+      } else {
+        s.report(on_report);
+      }
+    }
   }
+  s.solve_queued(on_report);
 }
 
 const Stats& Tracker::stats() const noexcept { return state_->stats; }

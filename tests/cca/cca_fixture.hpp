@@ -84,6 +84,15 @@ inline std::vector<double> batch_cca(const std::vector<double>& stream, std::siz
   return out;
 }
 
+// A stream of p + q columns whose Y column 3 holds small integers (0 first, so that
+// column's moments stay exact integers) until tuple 500 and zeros after: with a window of
+// 80 the window ending at tuple 580 is the first whose Y covariance is singular.
+inline std::vector<double> stream_turning_singular(Random& random, std::size_t p, std::size_t q) {
+  std::vector<double> stream = linear_stream(random, 700, p, q, 3);
+  for (std::size_t t = 0; t < 700; ++t) stream[t * (p + q) + p + 3] = t == 0 || t >= 500 ? 0.0 : random.integer(1, 5);
+  return stream;
+}
+
 inline std::vector<cca::Report> track(const cca::Layout& layout, const cca::Options& options,
                                       const std::vector<double>& stream, std::size_t chunk = 97) {
   cca::Tracker tracker(layout, options);

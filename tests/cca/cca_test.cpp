@@ -59,6 +59,62 @@ TEST(Cca, ExactEqualsBatchCcaOnPlainLinearStreams) {
   }
 }
 
+TEST(Cca, BatchedStepsEqualOneAtATime) {
+  // Report steps solved together on all threads (the default) against one at a time:
+  // batches cut by their size, by the end of each push and by recomputation.
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  struct Case {
+    std::size_t p, q, window, every, batch, chunk, recenter;
+    double ridge;
+  };
+  for (const Case& c : {Case{7, 12, 60, 1, 0, 97, 0, 0.0}, Case{12, 7, 60, 3, 3, 250, 0, 1e-3},
+                        Case{5, 4, 30, 2, 2, 1, 45, 0.0}, Case{1, 1, 10, 1, 0, 13, 0, 0.0}}) {
+    SCOPED_TRACE(testing::Message() << "p " << c.p << " q " << c.q << " batch " << c.batch);
+    const std::vector<double> stream = test::linear_stream(random, 500, c.p, c.q, 3);
+    cca::Options options;
+    options.window = c.window;
+    options.every = c.every;
+    options.k = std::min(c.p, c.q);
+    options.ridge = c.ridge;
+    options.recenter = c.recenter;
+    options.batch = 1;
+    const auto one = test::track({{c.p, c.q}}, options, stream, c.chunk);
+    options.batch = c.batch;
+    const auto batched = test::track({{c.p, c.q}}, options, stream, c.chunk);
+    ASSERT_EQ(one.size(), (500 - c.window) / c.every + 1);
+    ASSERT_EQ(batched.size(), one.size());
+    for (std::size_t i = 0; i < one.size(); ++i) {
+      ASSERT_EQ(batched[i].t, one[i].t);
+      ASSERT_TRUE(batched[i].recomputed);
+      for (std::size_t j = 0; j < one[i].pairs[0].rho.size(); ++j)
+        ASSERT_NEAR(batched[i].pairs[0].rho[j], one[i].pairs[0].rho[j], 1e-10) << "t " << one[i].t;
+    }
+    expect_equal_to_batch(batched, stream, c.p, c.q, c.window, c.ridge, 1e-6);
+  }
+}
+
+TEST(Cca, BatchedStepsReportUpToASingularWindowThenRefuseIt) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::size_t p = 6, q = 8;
+  const std::vector<double> stream = test::stream_turning_singular(random, p, q);
+  for (const std::size_t batch : {std::size_t{1}, std::size_t{0}, std::size_t{7}}) {
+    cca::Options options;
+    options.window = 80;
+    options.k = 2;
+    options.batch = batch;
+    cca::Tracker tracker({{p, q}}, options);
+    std::vector<cca::Report> reports;
+    const std::string message = test::input_error_of(
+        [&] { tracker.push(stream.data(), 700, [&](const cca::Report& r) { reports.push_back(r); }); });
+    EXPECT_NE(message.find("tuple 580"), std::string::npos) << message;
+    EXPECT_NE(message.find("singular covariance of Y"), std::string::npos) << message;
+    ASSERT_EQ(reports.size(), 580u - 80);
+    EXPECT_EQ(reports.back().t, 579u);
+  }
+}
+
 TEST(Cca, StaysExactOverLongDriftingStreams) {
   // 10^5 steps of a stream whose mean wanders far from where it started: the moments,
   // recomputed against the window's mean every 16 windows, stay exact.

@@ -2,6 +2,7 @@
 //   moments   the arriving and leaving rows of a step (or of a batch of steps) copied
 //             once, then cuBLAS's symmetric rank-k update (+1 and -1) of M2 and a
 //             matrix-vector product for the sums
+//   steps     many report steps of a pair solved together (cuda/steps.cu)
 //   solve     a gather kernel builds S11 + rI, S22 + rI and S12 from the covariance
 //             (any column subsets: the approx mode's samples too); cuSOLVER's Cholesky
 //             of both; two cuBLAS triangular solves give K = L1^-1 S12 L2^-T; the smaller
@@ -11,11 +12,14 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "cca/backend.hpp"
+#include "cca/cuda/steps.hpp"
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
 #include "simkit/error.hpp"
@@ -79,6 +83,7 @@ class GpuBackend final : public Backend {
     sums_ = cuda::DeviceBuffer<double>(d_);
     info_ = cuda::DeviceBuffer<int>(2);
     clear();
+    steps_ = std::make_unique<StepSolver>(stream_.get(), blas_);
   }
   ~GpuBackend() override {
     if (jacobi_ != nullptr) cusolverDnDestroySyevjInfo(jacobi_);
@@ -88,8 +93,14 @@ class GpuBackend final : public Backend {
   }
 
   void update(const double* added, std::size_t n_added, const double* removed, std::size_t n_removed) override {
+    const auto start = std::chrono::steady_clock::now();
     rank_update(added, n_added, 1.0);
     rank_update(removed, n_removed, -1.0);
+    if (phase_timing() && n_added + n_removed >= 64) {
+      stream_.sync();
+      std::fprintf(stderr, "cca update: %zu rows %.3f ms\n", n_added + n_removed,
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
   }
 
   void reset(const double* rows, std::size_t count) override {
@@ -189,6 +200,24 @@ class GpuBackend final : public Backend {
     for (std::size_t j = 0; j < k; ++j) out.rho.push_back(std::sqrt(std::clamp(values[m - 1 - j], 0.0, 1.0)));
     if (vectors) canonical_vectors(out, p, q, k, a_small);
     return out;
+  }
+
+  std::size_t batch_capacity(std::size_t pair_dims, std::size_t small_dims) override {
+    if (small_dims > StepSolver::kMaxSmall) return 0;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // Half of what is free, so cuBLAS and the rows have room.
+    return free_bytes / 2 / StepSolver::bytes_per_step(pair_dims, small_dims);
+  }
+
+  void begin_steps(const double* added, const std::vector<std::size_t>& added_end, const double* removed,
+                   const std::vector<std::size_t>& removed_end, std::size_t window_rows) override {
+    steps_->begin(added, added_end, removed, removed_end, window_rows, d_, sums_.get());
+  }
+
+  std::vector<double> solve_steps(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k,
+                                  double ridge, std::vector<int>& singular) override {
+    return steps_->solve(m2_.get(), a, b, k, ridge, singular);
   }
 
   void read_moments(std::vector<double>& m2, std::vector<double>& sums) override {
@@ -352,6 +381,7 @@ class GpuBackend final : public Backend {
   cuda::DeviceBuffer<std::uint32_t> index_;
   cuda::DeviceBuffer<int> info_;
   std::vector<std::uint32_t> index_host_;
+  std::unique_ptr<StepSolver> steps_;
 };
 
 }  // namespace

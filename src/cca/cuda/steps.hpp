@@ -1,0 +1,61 @@
+// Internal: the GPU's batched CCA solver. Many report steps of one stream pair are
+// solved together, each from its own window's covariance:
+//   J = [[S_bb + rI, S_bs], [S_sb, S_ss + rI]]   (b: the larger stream, s: the smaller)
+// Factoring J's first |b| columns (Cholesky) leaves the Schur complement
+// S = S_ss + rI - S_sb (S_bb + rI)^-1 S_bs in its trailing block; with L L^T = S_ss + rI,
+// M = L^-1 S L^-T = I - K K^T, so the k smallest eigenvalues of M are 1 - rho_j^2.
+// Everything is float64 and batched over the steps: covariance blocks built from the
+// moments and the steps' rows, a blocked Cholesky (a panel kernel and cuBLAS's batched
+// products), cuBLAS's batched triangular solves, Householder tridiagonalisation (a block
+// a matrix) and bisection for the k smallest eigenvalues.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/cuda/memory.hpp"
+
+namespace simkit::cca::detail {
+
+// SIMKIT_CCA_PHASES=1 asks for the timing lines (stderr) of the batched solve.
+bool phase_timing();
+
+class StepSolver {
+ public:
+  // Pairs whose smaller side is wider than this are solved one step at a time.
+  static constexpr std::size_t kMaxSmall = 6144;
+
+  StepSolver(cudaStream_t stream, cublasHandle_t blas) : stream_(stream), blas_(blas) {}
+
+  // Device bytes one step of a pair needs.
+  static std::size_t bytes_per_step(std::size_t pair_dims, std::size_t small_dims);
+
+  // Uploads the steps' rows and makes each step's column sums from `sums` (the moments'
+  // sums before the first step; d of them, on the device).
+  void begin(const double* added, const std::vector<std::size_t>& added_end, const double* removed,
+             const std::vector<std::size_t>& removed_end, std::size_t window_rows, std::size_t d,
+             const double* sums);
+
+  // Correlations (steps x k, row-major) of columns a against b, from M2 (d x d, lower
+  // triangle, column-major, on the device); singular as Backend::solve_steps says.
+  std::vector<double> solve(const double* m2, const std::vector<std::size_t>& a, const std::vector<std::size_t>& b,
+                            std::size_t k, double ridge, std::vector<int>& singular);
+
+ private:
+  void cholesky(double* mats, std::size_t stride, int ld, int n, int columns, int flag);
+
+  cudaStream_t stream_;
+  cublasHandle_t blas_;
+  std::size_t steps_ = 0, d_ = 0, window_ = 0, removed_base_ = 0;
+  cuda::DeviceBuffer<double> rows_, step_sums_, joint_, small_, tops_, diag_, off_, lambda_;
+  cuda::DeviceBuffer<int> ends_, order_, flags_;
+  cuda::DeviceBuffer<double*> pointers_;
+  cuda::PinnedBuffer<double> staging_;
+  std::vector<int> host_ints_;
+};
+
+}  // namespace simkit::cca::detail
