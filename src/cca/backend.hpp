@@ -40,16 +40,21 @@ class Backend {
 
   // Many report steps solved together (the GPU path; exact correlations only). A backend
   // that cannot returns 0 from batch_capacity.
-  // How many steps of a pair of `pair_dims` columns (the smaller side `small_dims`) one
-  // batch may hold.
-  virtual std::size_t batch_capacity(std::size_t /*pair_dims*/, std::size_t /*small_dims*/) { return 0; }
+  // How many steps of a pair of `pair_dims` columns (the smaller side `small_dims`), with
+  // `rows_per_step` rows entering and leaving between steps, one batch may hold.
+  virtual std::size_t batch_capacity(std::size_t /*pair_dims*/, std::size_t /*small_dims*/,
+                                     std::size_t /*rows_per_step*/) {
+    return 0;
+  }
   // The steps' rows: before step j, added rows [added_end[j-1], added_end[j]) enter and
   // removed rows [removed_end[j-1], removed_end[j]) leave (shifted, row-major, the moments
   // being those before the first step); every step's window holds window_rows tuples. The
-  // moments do not move: update() does that.
+  // moments do not move until end_steps().
   virtual void begin_steps(const double* /*added*/, const std::vector<std::size_t>& /*added_end*/,
                            const double* /*removed*/, const std::vector<std::size_t>& /*removed_end*/,
                            std::size_t /*window_rows*/) {}
+  // Moves the moments past the last begun step (what update() with all its rows does).
+  virtual void end_steps() {}
   // Each begun step's k largest correlations of columns `a` against `b` (steps x k,
   // row-major). singular[j] is 1 when S11 + rI of step j is not positive definite, 2 when
   // S22 + rI is not (1 wins), else 0; that step's correlations are then meaningless.

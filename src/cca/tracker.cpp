@@ -190,6 +190,15 @@ struct Tracker::State {
   // them in order (a singular window throws at its step, after the steps before it).
   void solve_queued(const ReportCallback& on_report) {
     if (queued_t.empty()) return;
+    if (queued_t.size() == 1 && queued_added.back() == n_added && queued_removed.back() == n_removed) {
+      // A lone step with no rows behind it (a live stream): the one-step path answers it
+      // with the least delay.
+      queued_t.clear();
+      queued_added.clear();
+      queued_removed.clear();
+      report(on_report);
+      return;
+    }
     const std::vector<std::uint64_t> steps = std::move(queued_t);
     const std::vector<std::size_t> added_end = std::move(queued_added), removed_end = std::move(queued_removed);
     queued_t.clear();
@@ -204,7 +213,7 @@ struct Tracker::State {
     }
     // The moments move past the solved steps; rows after the last stay pending.
     const std::size_t na = added_end.back(), nr = removed_end.back();
-    backend->update(added.data(), na, removed.data(), nr);
+    backend->end_steps();
     added.erase(added.begin(), added.begin() + static_cast<std::ptrdiff_t>(na * d));
     removed.erase(removed.begin(), removed.begin() + static_cast<std::ptrdiff_t>(nr * d));
     n_added -= na;
@@ -321,7 +330,7 @@ Tracker::Tracker(Layout layout, Options options) : state_(std::make_unique<State
     std::size_t steps = options.batch == 0 ? kMaxBatchSteps : options.batch;
     for (const auto& [a, b] : s.pairs) {
       const std::size_t pa = s.layout.dims[a], pb = s.layout.dims[b];
-      steps = std::min(steps, s.backend->batch_capacity(pa + pb, std::min(pa, pb)));
+      steps = std::min(steps, s.backend->batch_capacity(pa + pb, std::min(pa, pb), 2 * options.every));
     }
     if (steps >= 2) s.batch_steps = steps;
   }

@@ -65,6 +65,19 @@ TEST(CcaCli, TwoFilesGiveARowPerStepEqualToTheBatchCca) {
     const auto expected = test::batch_cca(f.stream, 64, t - 200, 200, 32, 32, 0.01, 3);
     for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(std::stod(fields[j + 1]), expected[j], 1e-7) << lines[i];
   }
+  // One step at a time prints the same rows (8 decimals), on the GPU too where one is.
+  for (const char* device : {"cpu", "auto"}) {
+    const auto one = test::run_simkit({"cca", "--x-file", f.x, "--y-file", f.y, "--window", "200", "--k", "3",
+                                       "--ridge", "0.01", "--device", device, "--solve-batch", "1"});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const auto one_lines = test::lines_of(one.out);
+    ASSERT_EQ(one_lines.size(), lines.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const auto a = fields_of(lines[i]), b = fields_of(one_lines[i]);
+      ASSERT_EQ(a[0], b[0]);
+      for (std::size_t j = 1; j < a.size(); ++j) ASSERT_NEAR(std::stod(a[j]), std::stod(b[j]), 2e-8) << lines[i];
+    }
+  }
 }
 
 TEST(CcaCli, OneFileWithRangesStandardInputAndSksAgree) {

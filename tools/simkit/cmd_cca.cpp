@@ -250,6 +250,9 @@ Runner add_cca_command(CLI::App& app) {
   command->add_option("--format", options->format, "tsv or json (an object a line)")->capture_default_str();
   command->add_option("-o,--output", options->output, "output file (default: standard output)");
   command->add_option("--batch", options->batch, "tuples read at once from a file")->capture_default_str();
+  command->add_option("--solve-batch", options->cca.batch,
+                      "exact mode: report steps solved together (0: as many as the device takes, 1: one at a time)")
+      ->capture_default_str();
   command->add_option("--convert", options->convert, "write the tuples (X then Y, or the streams side by side) as .sks and stop");
   add_common_options(*command, options->common);
   return [options]() { return run_cca(*options); };

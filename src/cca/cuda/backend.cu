@@ -202,7 +202,7 @@ class GpuBackend final : public Backend {
     return out;
   }
 
-  std::size_t batch_capacity(std::size_t pair_dims, std::size_t small_dims) override {
+  std::size_t batch_capacity(std::size_t pair_dims, std::size_t small_dims, std::size_t /*rows_per_step*/) override {
     if (small_dims > StepSolver::kMaxSmall) return 0;
     std::size_t free_bytes = 0, total_bytes = 0;
     SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -219,6 +219,8 @@ class GpuBackend final : public Backend {
                                   double ridge, std::vector<int>& singular) override {
     return steps_->solve(m2_.get(), a, b, k, ridge, singular);
   }
+
+  void end_steps() override { steps_->end(m2_.get(), sums_.get()); }
 
   void read_moments(std::vector<double>& m2, std::vector<double>& sums) override {
     std::vector<double> lower(d_ * d_);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <string>
 
 #include "cca/backend.hpp"
@@ -17,8 +18,12 @@ namespace simkit::cca::detail {
 
 namespace {
 
-constexpr int kPanel = 64;           // Cholesky panel width
-constexpr int kPanelThreads = 128;   // panel rows solved at once, a row a thread
+// Cholesky panel width: 64 keeps a diagonal block's shared memory small enough for several
+// blocks a multiprocessor (measured on the H100: the 128-wide diagonal kernel, one block a
+// multiprocessor, cost 20 us a step of the 29 of the factorisations).
+constexpr int kPanel = 64;
+constexpr int kOuter = 256;  // columns whose trailing update is one product
+constexpr int kPanelThreads = 256;
 constexpr int kTridiagThreads = 256;
 constexpr int kBisectWarps = 8;
 
@@ -31,7 +36,7 @@ double seconds_now() {
 // SIMKIT_CCA_PHASES=1: device time of each phase of the batched solve, for each batch of
 // 32 steps or more and summed over the run, printed to stderr (the benchmark's breakdown).
 struct PhaseTimes {
-  static constexpr std::array<const char*, 5> kNames{"build", "cholesky", "trsm", "tridiagonal", "bisection"};
+  static constexpr std::array<const char*, 5> kNames{"build", "cholesky", "whiten", "tridiagonal", "bisection"};
   std::array<double, 5> ms{};
   std::size_t steps = 0;
   bool on = [] {
@@ -72,8 +77,7 @@ __global__ void step_sums_kernel(const double* sums, const double* rows, const i
 
 // Entry (i, l), i >= l, of every step's joint matrix J (columns `order` of the tuple, the
 // larger stream's first) and, for the smaller stream's block, of its copy C. The second
-// moments move from M2 step by step through the steps' rows. (Upper triangles outside the
-// smaller block are never read: the trailing products there compute what nothing uses.)
+// moments move from M2 step by step through the steps' rows.
 __global__ void build_kernel(const double* m2, int d, const double* rows, const int* added_end, const int* removed_end,
                              std::size_t removed_base, const double* step_sums, int steps, const int* order, int p,
                              int big, double n, double ridge, double* joint, double* small) {
@@ -98,20 +102,10 @@ __global__ void build_kernel(const double* m2, int d, const double* rows, const 
     const double* s = step_sums + std::size_t(j) * d;
     double v = (acc - s[oi] * s[ol] / n) / (n - 1);
     if (i == l) v += ridge;
-    // J's lower triangle, and the smaller stream's block whole (the triangular solves read
-    // all of it); C's lower triangle.
-    double* jj = joint + std::size_t(j) * p * p;
-    jj[i + std::size_t(l) * p] = v;
-    if (l >= big) {
-      jj[l + std::size_t(i) * p] = v;
-      small[std::size_t(j) * m * m + (i - big) + std::size_t(l - big) * m] = v;
-    }
+    // The lower triangles of J and of C.
+    joint[std::size_t(j) * p * p + i + std::size_t(l) * p] = v;
+    if (l >= big) small[std::size_t(j) * m * m + (i - big) + std::size_t(l - big) * m] = v;
   }
-}
-
-__global__ void pointers_kernel(double* base, std::size_t stride, int count, double** out) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j < count) out[j] = base + stride * j;
 }
 
 template <typename Op>
@@ -133,20 +127,24 @@ struct Max {
   __device__ double operator()(double a, double b) const { return a > b ? a : b; }
 };
 
-// One panel of a blocked Cholesky (lower, column-major), a block a matrix: factors the
-// w x w diagonal block at (k0, k0) and solves the rows below it (X L11^T = A21). The
-// matrix's largest diagonal entry among the factored columns (taken at k0 = 0) is the
-// scale of the singularity test; a pivot under it sets `flag` in flags[matrix] (the pivot
-// is then taken as 1 so the rest stays finite).
-__global__ void __launch_bounds__(kPanelThreads) cholesky_panel_kernel(double* mats, std::size_t stride, int ld, int n,
-                                                                       int columns, int k0, int w, double* tops,
-                                                                       int* flags, int flag) {
-  __shared__ double lower[kPanel * kPanel];  // column-major
-  __shared__ double inverse[kPanel];
+// The diagonal block of one panel of a blocked Cholesky (lower, column-major), a block a
+// matrix: factors the w x w block at (k0, k0) in shared memory and writes the inverse of
+// the factor (w x w, zero above the diagonal, leading dimension kPanel) to `inverse`;
+// with `store` the factor itself replaces the block. The matrix's largest diagonal entry
+// among the factored columns (taken at k0 = 0) is the scale of the singularity test; a
+// pivot under it sets `flag` in flags[matrix] (the pivot is then taken as 1 so the rest
+// stays finite).
+__global__ void __launch_bounds__(kPanelThreads) cholesky_diagonal_kernel(double* mats, std::size_t stride, int ld,
+                                                                          int columns, int k0, int w, bool store,
+                                                                          double* inverse, double* tops, int* flags,
+                                                                          int flag) {
+  extern __shared__ double lower[];  // kPanel x kPanel, column-major; then a column
+  double* column = lower + kPanel * kPanel;
   __shared__ double scratch[32];
   __shared__ int bad;
   double* a = mats + stride * blockIdx.x;
   const int t = threadIdx.x;
+  auto at = [&](int r, int c) -> double& { return lower[r + c * kPanel]; };
   double top;
   if (k0 == 0) {
     double most = 0;
@@ -157,160 +155,270 @@ __global__ void __launch_bounds__(kPanelThreads) cholesky_panel_kernel(double* m
     top = tops[blockIdx.x];
   }
   if (t == 0) bad = 0;
-  // Padded to kPanel x kPanel with an identity, so the substitution below runs unguarded.
-  for (int idx = t; idx < kPanel * kPanel; idx += blockDim.x) {
-    const int r = idx % kPanel, c = idx / kPanel;
-    lower[idx] = r < w && c < w ? (r >= c ? a[(k0 + r) + std::size_t(k0 + c) * ld] : 0.0) : (r == c ? 1.0 : 0.0);
+  for (int idx = t; idx < w * w; idx += blockDim.x) {
+    const int r = idx % w, c = idx / w;
+    at(r, c) = r >= c ? a[(k0 + r) + std::size_t(k0 + c) * ld] : 0.0;
   }
-  for (int c = w + t; c < kPanel; c += blockDim.x) inverse[c] = 1;
   __syncthreads();
+  // Factor: right-looking, a column at a time; the trailing update a column a warp, a row
+  // a lane.
+  const int lane = t % 32, warp = t / 32, warps = blockDim.x / 32;
   for (int c = 0; c < w; ++c) {
     if (t == 0) {
-      double pivot = lower[c + c * kPanel];
+      double pivot = at(c, c);
       if (!(pivot > kSingularPivot * top)) {
         bad = 1;
         pivot = 1;
       }
-      lower[c + c * kPanel] = sqrt(pivot);
-      inverse[c] = 1 / lower[c + c * kPanel];
+      at(c, c) = sqrt(pivot);
     }
     __syncthreads();
-    for (int r = c + 1 + t; r < w; r += blockDim.x) lower[r + c * kPanel] *= inverse[c];
+    const double scale = 1 / at(c, c);
+    for (int r = c + 1 + t; r < w; r += blockDim.x) at(r, c) *= scale;
     __syncthreads();
-    const int rest = w - c - 1;
-    for (int idx = t; idx < rest * rest; idx += blockDim.x) {
-      const int rr = idx % rest, cc = idx / rest;
-      if (rr >= cc) lower[(c + 1 + rr) + (c + 1 + cc) * kPanel] -= lower[(c + 1 + rr) + c * kPanel] * lower[(c + 1 + cc) + c * kPanel];
+    for (int cc = c + 1 + warp; cc < w; cc += warps) {
+      const double lc = at(cc, c);
+      for (int r = cc + lane; r < w; r += 32) at(r, cc) -= at(r, c) * lc;
     }
     __syncthreads();
   }
   if (t == 0 && bad) flags[blockIdx.x] |= flag;
-  for (int idx = t; idx < w * w; idx += blockDim.x) {
-    const int r = idx % w, c = idx / w;
-    if (r >= c) a[(k0 + r) + std::size_t(k0 + c) * ld] = lower[r + c * kPanel];
-  }
-  // Rows below: forward substitution, a row a thread, the row in registers. (Read through
-  // a volatile view: hoisted out of the row loop, L11 would not fit in registers.)
-  const volatile double* factor = lower;
-  const volatile double* reciprocal = inverse;
-  for (int first = k0 + w; first < n; first += blockDim.x) {
-    const int r = first + t;
-    if (r >= n) break;
-    double* const row = a + r + std::size_t(k0) * ld;
-    double x[kPanel];
-    const double* in = row;
-#pragma unroll
-    for (int c = 0; c < kPanel; ++c, in += ld) x[c] = c < w ? *in : 0.0;
-#pragma unroll
-    for (int c = 0; c < kPanel; ++c) {
-      double v = x[c];
-#pragma unroll
-      for (int s = 0; s < c; ++s) v -= x[s] * factor[c + s * kPanel];
-      x[c] = v * reciprocal[c];
+  if (store)
+    for (int idx = t; idx < w * w; idx += blockDim.x) {
+      const int r = idx % w, c = idx / w;
+      if (r >= c) a[(k0 + r) + std::size_t(k0 + c) * ld] = at(r, c);
     }
-    double* out = row;
-#pragma unroll
-    for (int c = 0; c < kPanel; ++c, out += ld)
-      if (c < w) *out = x[c];
+  // Invert in place (LAPACK's dtrti2, lower): column j from the inverted block behind it.
+  for (int j = w - 1; j >= 0; --j) {
+    for (int r = j + 1 + t; r < w; r += blockDim.x) column[r] = at(r, j);
+    __syncthreads();
+    const double ajj = 1 / at(j, j);
+    for (int r = j + 1 + t; r < w; r += blockDim.x) {
+      // Four running sums, so the products do not wait on one another.
+      double sum[4] = {0, 0, 0, 0};
+      int s = j + 1;
+      for (; s + 3 <= r; s += 4) {
+        sum[0] += at(r, s) * column[s];
+        sum[1] += at(r, s + 1) * column[s + 1];
+        sum[2] += at(r, s + 2) * column[s + 2];
+        sum[3] += at(r, s + 3) * column[s + 3];
+      }
+      for (; s <= r; ++s) sum[0] += at(r, s) * column[s];
+      at(r, j) = -ajj * ((sum[0] + sum[1]) + (sum[2] + sum[3]));
+    }
+    __syncthreads();
+    if (t == 0) at(j, j) = ajj;
+    __syncthreads();
+  }
+  double* out = inverse + std::size_t(kPanel) * kPanel * blockIdx.x;
+  for (int idx = t; idx < kPanel * kPanel; idx += blockDim.x) {
+    const int r = idx % kPanel, c = idx / kPanel;
+    out[idx] = r < w && c < w && r >= c ? at(r, c) : 0.0;
   }
 }
 
-// Householder tridiagonalisation of a symmetric m x m matrix (both triangles stored,
-// column-major, leading dimension ld), a block a matrix, keeping the diagonal d and the
-// off-diagonal e. Step i reflects column i; the rank-2 update of the trailing block it
-// makes is applied in the same pass over the block that forms the product with the next
-// step's vector, so each step reads and writes the trailing block once.
+// Copies each matrix's rows x cols block at `from` (leading dimension from_ld) to `to`.
+__global__ void copy_block_kernel(const double* from, std::size_t from_stride, int from_ld, double* to,
+                                  std::size_t to_stride, int to_ld, int rows, int cols) {
+  const double* src = from + from_stride * blockIdx.y;
+  double* dst = to + to_stride * blockIdx.y;
+  for (std::size_t idx = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; idx < std::size_t(rows) * cols;
+       idx += std::size_t{gridDim.x} * blockDim.x) {
+    const int r = static_cast<int>(idx % rows), c = static_cast<int>(idx / rows);
+    dst[r + std::size_t(c) * to_ld] = src[r + std::size_t(c) * from_ld];
+  }
+}
+
+// Each m x m matrix's upper triangle from its lower.
+__global__ void symmetrize_kernel(double* mats, std::size_t stride, int ld, int m) {
+  double* a = mats + stride * blockIdx.y;
+  for (std::size_t idx = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; idx < std::size_t(m) * m;
+       idx += std::size_t{gridDim.x} * blockDim.x) {
+    const int r = static_cast<int>(idx % m), c = static_cast<int>(idx / m);
+    if (r < c) a[r + std::size_t(c) * ld] = a[c + std::size_t(r) * ld];
+  }
+}
+
+// One halving step of transpose_reduce: lanes trade half of their values with the lane
+// `Offset` away and keep the sums of the other half.
+template <int Offset>
+__device__ __forceinline__ void trade_halves(double (&vals)[32], int lane) {
+  const bool upper = (lane & Offset) != 0;
+#pragma unroll
+  for (int j = 0; j < Offset; ++j) {
+    const double low = vals[j], high = vals[j + Offset];
+    const double got = __shfl_xor_sync(0xffffffffu, upper ? low : high, Offset);
+    vals[j] = (upper ? high : low) + got;
+  }
+}
+
+// Across a warp: lane l ends with the sum over all lanes of their vals[l], in vals[0]
+// (31 shuffles).
+__device__ __forceinline__ void transpose_reduce(double (&vals)[32], int lane) {
+  trade_halves<16>(vals, lane);
+  trade_halves<8>(vals, lane);
+  trade_halves<4>(vals, lane);
+  trade_halves<2>(vals, lane);
+  trade_halves<1>(vals, lane);
+}
+
+// Householder tridiagonalisation of symmetric m x m matrices (lower triangles read and
+// written, column-major, leading dimension ld), keeping each one's diagonal d and
+// off-diagonal e. A persistent grid: a block takes one matrix at a time, so the matrices
+// in work at once stay in the L2 cache, and once the trailing triangle fits in the
+// block's shared memory (held_rows tile rows) it moves there for the remaining steps.
+// Step i reflects column i; the rank-2 update of the trailing block it makes is applied in
+// the same pass over the block's lower 32 x 32 tiles (a warp a tile) that forms the
+// product with the next step's vector, so each step reads and writes the trailing
+// triangle once. Each warp sums its tiles' shares of that product apart, so the result
+// does not depend on the warps' order.
 __global__ void __launch_bounds__(kTridiagThreads) tridiagonal_kernel(double* mats, std::size_t stride, int ld, int m,
-                                                                      double* d_out, double* e_out) {
+                                                                      int batch, int held_rows, double* d_out,
+                                                                      double* e_out) {
   extern __shared__ double shared[];
   double* v = shared;            // this step's Householder vector (rows > i)
   double* y = shared + m;        // trailing block times v
   double* vp = shared + 2 * m;   // the pending rank-2 update A -= vp wp^T + wp vp^T
   double* wp = shared + 3 * m;
+  double* part = shared + 4 * m;  // each warp's share of y (no atomics: shared double atomics spin)
+  double* held = shared + (4 + kTridiagThreads / 32) * m;  // the trailing triangle's last tile rows, once held
   __shared__ double scratch[32];
-  double* a = mats + stride * blockIdx.x;
-  double* dd = d_out + std::size_t(m) * blockIdx.x;
-  double* ee = e_out + std::size_t(m) * blockIdx.x;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32, warps = blockDim.x / 32;
-  auto at = [&](int r, int c) -> double& { return a[r + std::size_t(c) * ld]; };
-  for (int r = t; r < m; r += blockDim.x) vp[r] = wp[r] = 0.0;
-  __syncthreads();
-  if (m == 1) {
-    if (t == 0) dd[0] = at(0, 0);
-    return;
-  }
-  for (int i = 0; i + 2 < m; ++i) {
-    // Column i is current. Reflect A(i+2.., i) onto A(i+1, i).
-    double sq = 0;
-    for (int r = i + 2 + t; r < m; r += blockDim.x) sq += at(r, i) * at(r, i);
-    sq = block_reduce(sq, Sum{}, scratch);
-    const double alpha = at(i + 1, i);
-    double tau = 0, scale = 0;
-    if (sq > 0) {
-      const double beta = -copysign(sqrt(alpha * alpha + sq), alpha);
-      tau = (beta - alpha) / beta;
-      scale = 1 / (alpha - beta);
-      if (t == 0) ee[i] = beta;
-    } else if (t == 0) {
-      ee[i] = alpha;
-    }
-    if (t == 0) dd[i] = at(i, i);
-    for (int r = i + 1 + t; r < m; r += blockDim.x) {
-      v[r] = tau == 0 ? 0.0 : (r == i + 1 ? 1.0 : at(r, i) * scale);
-      y[r] = 0;
-    }
-    __syncthreads();
-    // The trailing block (rows and columns > i): apply the pending update, form y = A v.
-    const int first = i + 1, size = m - first;
-    const int row_tiles = (size + 31) / 32;
-    const int chunks = max(1, (2 * warps + row_tiles - 1) / row_tiles);
-    const int width = (size + chunks - 1) / chunks;
-    for (int item = warp; item < row_tiles * chunks; item += warps) {
-      const int r = first + (item % row_tiles) * 32 + lane;
-      const int c0 = first + (item / row_tiles) * width, c1 = min(m, c0 + width);
-      if (r < m) {
-        const double vr = vp[r], wr = wp[r];
-        double acc = 0;
-        int c = c0;
-        for (; c + 4 <= c1; c += 4) {
-          double x0 = at(r, c), x1 = at(r, c + 1), x2 = at(r, c + 2), x3 = at(r, c + 3);
-          x0 -= vr * wp[c] + wr * vp[c];
-          x1 -= vr * wp[c + 1] + wr * vp[c + 1];
-          x2 -= vr * wp[c + 2] + wr * vp[c + 2];
-          x3 -= vr * wp[c + 3] + wr * vp[c + 3];
-          at(r, c) = x0;
-          at(r, c + 1) = x1;
-          at(r, c + 2) = x2;
-          at(r, c + 3) = x3;
-          acc += x0 * v[c] + x1 * v[c + 1] + x2 * v[c + 2] + x3 * v[c + 3];
-        }
-        for (; c < c1; ++c) {
-          const double x = at(r, c) - (vr * wp[c] + wr * vp[c]);
-          at(r, c) = x;
-          acc += x * v[c];
-        }
-        atomicAdd(&y[r], acc);
+  const int tiles = (m + 31) / 32;
+  for (int b = blockIdx.x; b < batch; b += gridDim.x) {
+    double* a = mats + stride * b;
+    double* dd = d_out + std::size_t(m) * b;
+    double* ee = e_out + std::size_t(m) * b;
+    // Entries (r >= c) live in the matrix until the trailing triangle fits in shared memory
+    // (from tile row `base` on, lower tiles in row order, each 32 x 32 column-major).
+    int base = -1;
+    auto at = [&](int r, int c) -> double& {
+      if (base < 0) return a[r + std::size_t(c) * ld];
+      const int row_tile = r / 32 - base, col_tile = c / 32 - base;
+      return held[(row_tile * (row_tile + 1) / 2 + col_tile) * 1024 + r % 32 + (c % 32) * 32];
+    };
+    const auto hold = [&](int from_tile) {
+      const int side = tiles - from_tile, count = side * (side + 1) / 2;
+      for (int idx = t; idx < count * 1024; idx += blockDim.x) {
+        const int tile = idx / 1024, within = idx % 1024;
+        int row_tile = static_cast<int>((sqrt(8.0 * tile + 1) - 1) / 2);
+        while (row_tile * (row_tile + 1) / 2 > tile) --row_tile;
+        while ((row_tile + 1) * (row_tile + 2) / 2 <= tile) ++row_tile;
+        const int col_tile = tile - row_tile * (row_tile + 1) / 2;
+        const int r = 32 * (from_tile + row_tile) + within % 32, c = 32 * (from_tile + col_tile) + within / 32;
+        held[idx] = r < m && c <= r ? a[r + std::size_t(c) * ld] : 0.0;
       }
+      __syncthreads();
+      base = from_tile;
+    };
+    for (int r = t; r < m; r += blockDim.x) vp[r] = wp[r] = 0.0;
+    __syncthreads();
+    if (tiles <= held_rows) hold(0);
+    if (m == 1) {
+      if (t == 0) dd[0] = at(0, 0);
+      continue;
+    }
+    // The squared length of column 0 below its first sub-diagonal entry.
+    double sq = 0;
+    for (int r = 2 + t; r < m; r += blockDim.x) sq += at(r, 0) * at(r, 0);
+    sq = block_reduce(sq, Sum{}, scratch);
+    for (int i = 0; i + 2 < m; ++i) {
+      if (base < 0 && tiles - i / 32 <= held_rows) hold(i / 32);
+      // Column i is current (sq its squared length below A(i+1, i)). Reflect it onto A(i+1, i).
+      const double alpha = at(i + 1, i);
+      double tau = 0, scale = 0;
+      if (sq > 0) {
+        const double beta = -copysign(sqrt(alpha * alpha + sq), alpha);
+        tau = (beta - alpha) / beta;
+        scale = 1 / (alpha - beta);
+        if (t == 0) ee[i] = beta;
+      } else if (t == 0) {
+        ee[i] = alpha;
+      }
+      if (t == 0) dd[i] = at(i, i);
+      const int first = i + 1;
+      for (int r = first + t; r < m; r += blockDim.x) v[r] = tau == 0 ? 0.0 : (r == first ? 1.0 : at(r, i) * scale);
+      for (int idx = t; idx < warps * (m - first); idx += blockDim.x)
+        part[(idx / (m - first)) * m + first + idx % (m - first)] = 0;
+      __syncthreads();
+      // The trailing triangle (rows >= columns > i), a 32 x 32 tile a warp: apply the
+      // pending update and form y = A v from each entry's row and column.
+      const int t0 = first / 32, side = tiles - t0;
+      const int items = side * (side + 1) / 2;
+      for (int item = warp; item < items; item += warps) {
+        int rr = static_cast<int>((sqrt(8.0 * item + 1) - 1) / 2);
+        while (rr * (rr + 1) / 2 > item) --rr;
+        while ((rr + 1) * (rr + 2) / 2 <= item) ++rr;
+        const int row_tile = t0 + rr, col_tile = t0 + item - rr * (rr + 1) / 2;
+        const int r = 32 * row_tile + lane, c0 = 32 * col_tile;
+        const bool row_ok = r < m && r >= first;
+        const double vr = row_ok ? v[r] : 0.0, vpr = row_ok ? vp[r] : 0.0, wpr = row_ok ? wp[r] : 0.0;
+        // Entry (r, c0 + j) at entry[j * step], in the matrix or in a held tile.
+        double* entry;
+        std::size_t step;
+        if (base < 0) {
+          entry = a + r + std::size_t(c0) * ld;
+          step = ld;
+        } else {
+          const int hr = row_tile - base, hc = col_tile - base;
+          entry = held + (hr * (hr + 1) / 2 + hc) * 1024 + lane;
+          step = 32;
+        }
+        double x[32];
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+          const int c = c0 + j;
+          x[j] = row_ok && c >= first && c <= r ? entry[j * step] : 0.0;
+        }
+        double row_sum = 0;
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+          const int c = c0 + j;
+          if (row_ok && c >= first && c <= r) {
+            const double nx = x[j] - (vpr * wp[c] + wpr * vp[c]);
+            entry[j * step] = nx;
+            row_sum += nx * v[c];
+            x[j] = c < r ? nx * vr : 0.0;
+          } else {
+            x[j] = 0.0;
+          }
+        }
+        transpose_reduce(x, lane);
+        double* mine = part + warp * m;  // a lane's two updates never meet another lane's
+        if (row_ok) mine[r] += row_sum;
+        if (c0 + lane >= first && c0 + lane < m) mine[c0 + lane] += x[0];
+      }
+      __syncthreads();
+      // w = tau y - (tau^2 / 2) (y . v) v becomes the pending update.
+      double dot = 0;
+      for (int r = first + t; r < m; r += blockDim.x) {
+        double yr = 0;
+        for (int w = 0; w < warps; ++w) yr += part[w * m + r];
+        y[r] = yr;
+        dot += yr * v[r];
+      }
+      dot = block_reduce(dot, Sum{}, scratch);
+      const double half = 0.5 * tau * tau * dot;
+      // The pending update, and column i+1 (rows > i) made current for the next step with
+      // its squared length (w at row i+1 made by every thread from what all can read).
+      const double v_first = v[first], w_first = tau * y[first] - half * v_first;
+      sq = 0;
+      for (int r = first + t; r < m; r += blockDim.x) {
+        const double vr = v[r], wr = tau * y[r] - half * vr;
+        vp[r] = vr;
+        wp[r] = wr;
+        const double x = at(r, first) - (vr * w_first + wr * v_first);
+        at(r, first) = x;
+        if (r > first + 1) sq += x * x;
+      }
+      sq = block_reduce(sq, Sum{}, scratch);
+    }
+    if (t == 0) {
+      dd[m - 2] = at(m - 2, m - 2);
+      ee[m - 2] = at(m - 1, m - 2);
+      dd[m - 1] = at(m - 1, m - 1) - 2 * vp[m - 1] * wp[m - 1];
     }
     __syncthreads();
-    // w = tau y - (tau^2 / 2) (y . v) v becomes the pending update.
-    double dot = 0;
-    for (int r = first + t; r < m; r += blockDim.x) dot += y[r] * v[r];
-    dot = block_reduce(dot, Sum{}, scratch);
-    const double half = 0.5 * tau * tau * dot;
-    for (int r = first + t; r < m; r += blockDim.x) {
-      vp[r] = v[r];
-      wp[r] = tau * y[r] - half * v[r];
-    }
-    __syncthreads();
-    // Column i+1 (rows > i) made current for the next step.
-    for (int r = first + t; r < m; r += blockDim.x) at(r, first) -= vp[r] * wp[first] + wp[r] * vp[first];
-    __syncthreads();
-  }
-  if (t == 0) {
-    dd[m - 2] = at(m - 2, m - 2);
-    ee[m - 2] = at(m - 1, m - 2);
-    dd[m - 1] = at(m - 1, m - 1) - 2 * vp[m - 1] * wp[m - 1];
   }
 }
 
@@ -392,7 +500,10 @@ void grow_zeroed(cuda::DeviceBuffer<double>& buffer, std::size_t count, cudaStre
 bool phase_timing() { return phase_times.on; }
 
 std::size_t StepSolver::bytes_per_step(std::size_t pair_dims, std::size_t small_dims) {
-  return (pair_dims * pair_dims + small_dims * small_dims + 3 * small_dims + 4) * sizeof(double) + 4 * sizeof(int);
+  // J, C (and L^-1, and a product of C's size), an outer panel, every panel's diagonal inverse.
+  const std::size_t panels = (pair_dims + kPanel - 1) / kPanel;
+  return (pair_dims * pair_dims + 3 * small_dims * small_dims + pair_dims * kOuter + panels * kPanel * kPanel +
+          3 * small_dims + 4) * sizeof(double) + 4 * sizeof(int);
 }
 
 void StepSolver::begin(const double* added, const std::vector<std::size_t>& added_end, const double* removed,
@@ -404,6 +515,7 @@ void StepSolver::begin(const double* added, const std::vector<std::size_t>& adde
   const std::size_t n_added = added_end.empty() ? 0 : added_end.back();
   const std::size_t n_removed = removed_end.empty() ? 0 : removed_end.back();
   removed_base_ = n_added;
+  removed_rows_ = n_removed;
   if (steps_ == 0) return;
   const double begun = phase_times.on ? seconds_now() : 0;
   const std::size_t values = (n_added + n_removed) * d;
@@ -430,23 +542,135 @@ void StepSolver::begin(const double* added, const std::vector<std::size_t>& adde
   if (phase_times.on && steps_ >= 32) std::fprintf(stderr, "cca begin: %zu steps %.3f ms\n", steps_, 1000 * (seconds_now() - begun));
 }
 
-void StepSolver::cholesky(double* mats, std::size_t stride, int ld, int n, int columns, int flag) {
+void StepSolver::cholesky(double* mats, std::size_t stride, int ld, int n, int columns, bool store, int flag) {
+  // Outer panels of kOuter columns, right-looking: the trailing matrix is updated once an
+  // outer panel, by products of depth kOuter. Inside an outer panel, kPanel-wide panels,
+  // left-looking: each first takes the updates of the panels before it in the outer panel,
+  // then its diagonal block is factored and inverted (one kernel) and the rows below it
+  // solved by a product with that inverse into P (the outer panel's L21, rows counted
+  // from the outer panel's first column).
   const int batch = static_cast<int>(steps_);
-  const double minus_one = -1, one = 1;
-  for (int k0 = 0; k0 < columns; k0 += kPanel) {
-    const int w = std::min(kPanel, columns - k0);
-    cholesky_panel_kernel<<<batch, kPanelThreads, 0, stream_>>>(mats, stride, ld, n, columns, k0, w, tops_.get(),
-                                                                flags_.get(), flag);
-    SIMKIT_CUDA_CHECK_LAUNCH();
-    const int rest = n - k0 - w;
-    if (rest <= 0) continue;
-    double* panel = mats + (k0 + w) + std::size_t(k0) * ld;
-    double* trailing = mats + (k0 + w) + std::size_t(k0 + w) * ld;
-    SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, rest, rest, w, &minus_one, panel, ld,
-                                                  static_cast<long long>(stride), panel, ld,
-                                                  static_cast<long long>(stride), &one, trailing, ld,
-                                                  static_cast<long long>(stride), batch));
+  const std::size_t inverse_stride = std::size_t(kPanel) * kPanel, panel_stride = std::size_t(n) * kOuter;
+  const int panels = (columns + kPanel - 1) / kPanel;
+  grow(inverse_, panels * steps_ * inverse_stride);
+  grow(panel_, steps_ * panel_stride);
+  const long long ms = static_cast<long long>(stride), ps = static_cast<long long>(panel_stride),
+                  is = static_cast<long long>(inverse_stride);
+  const std::size_t shared = (kPanel * kPanel + kPanel) * sizeof(double);
+  cuda::allow_dynamic_shared<cholesky_diagonal_kernel>(shared);
+  const double minus_one = -1, one = 1, zero = 0;
+  // With phase timing: device time of the diagonal blocks, the panels and the trailing updates.
+  std::deque<cuda::Event> laps;
+  if (phase_times.on) {
+    laps.emplace_back(cudaEventDefault);
+    laps.emplace_back(cudaEventDefault);
+    laps[0].record(stream_);
   }
+  double diagonal_ms = 0, panel_ms = 0, trailing_ms = 0;
+  const auto lap = [&](double& into) {
+    if (!phase_times.on) return;
+    laps[1].record(stream_);
+    SIMKIT_CUDA_CHECK(cudaEventSynchronize(laps[1].get()));
+    into += cuda::elapsed_ms(laps[0], laps[1]);
+    laps[0].record(stream_);
+  };
+  for (int k0 = 0; k0 < columns; k0 += kOuter) {
+    const int outer = std::min(kOuter, columns - k0), pld = n - k0;
+    double* p = panel_.get();
+    for (int c = k0; c < k0 + outer; c += kPanel) {
+      const int w = std::min(kPanel, k0 + outer - c), before = c - k0;
+      if (before > 0) {  // the updates of this outer panel's earlier panels
+        SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, n - c, w, before, &minus_one,
+                                                      p + (c - k0), pld, ps, p + (c - k0), pld, ps, &one,
+                                                      mats + c + std::size_t(c) * ld, ld, ms, batch));
+        lap(panel_ms);
+      }
+      double* inverse = inverse_.get() + (c / kPanel) * steps_ * inverse_stride;  // this panel's, every matrix
+      cholesky_diagonal_kernel<<<batch, kPanelThreads, shared, stream_>>>(mats, stride, ld, columns, c, w, store,
+                                                                          inverse, tops_.get(), flags_.get(), flag);
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      lap(diagonal_ms);
+      const int rows = n - c - w;
+      if (rows <= 0) continue;
+      double* below = mats + (c + w) + std::size_t(c) * ld;
+      double* into = p + (c + w - k0) + std::size_t(before) * pld;
+      SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, rows, w, w, &one, below, ld, ms,
+                                                    inverse, kPanel, is, &zero, into, pld, ps, batch));
+      if (store) {
+        copy_block_kernel<<<dim3(blocks_for(std::size_t(rows) * w, 256 * 8), batch), 256, 0, stream_>>>(
+            into, panel_stride, pld, below, stride, ld, rows, w);
+        SIMKIT_CUDA_CHECK_LAUNCH();
+      }
+      lap(panel_ms);
+    }
+    // The trailing lower triangle, a column block at a time: A22 -= P P^T.
+    for (int c0 = k0 + outer; c0 < n; c0 += 2 * kPanel) {
+      const int width = std::min(2 * kPanel, n - c0);
+      SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, n - c0, width, outer, &minus_one,
+                                                    p + (c0 - k0), pld, ps, p + (c0 - k0), pld, ps, &one,
+                                                    mats + c0 + std::size_t(c0) * ld, ld, ms, batch));
+    }
+    lap(trailing_ms);
+  }
+  if (phase_times.on && steps_ >= 32)
+    std::fprintf(stderr, "cca cholesky n %d columns %d: us a step: diagonal %.2f panels %.2f trailing %.2f\n", n, columns,
+                 1000 * diagonal_ms / steps_, 1000 * panel_ms / steps_, 1000 * trailing_ms / steps_);
+}
+
+void StepSolver::whiten(double* schur, std::size_t schur_stride, int ld, int m) {
+  // W = L^-1 from the diagonal blocks' inverses (left by cholesky() in inverse_, a panel
+  // at a time), block row by block row of distance from the diagonal:
+  // W_ij = -W_ii sum_{j <= k < i} L_ik W_kj.
+  const int batch = static_cast<int>(steps_), blocks = (m + kPanel - 1) / kPanel;
+  const std::size_t stride = std::size_t(m) * m, inverse_stride = std::size_t(kPanel) * kPanel;
+  const long long s = static_cast<long long>(stride), t_stride = static_cast<long long>(inverse_stride);
+  grow(whitener_, steps_ * stride);
+  grow(product_, steps_ * stride);
+  SIMKIT_CUDA_CHECK(cudaMemsetAsync(whitener_.get(), 0, steps_ * stride * sizeof(double), stream_));
+  const double one = 1, minus_one = -1, zero = 0;
+  double* w = whitener_.get();
+  const double* l = small_.get();
+  for (int i = 0; i < blocks; ++i) {
+    const int size = std::min(kPanel, m - i * kPanel);
+    copy_block_kernel<<<dim3(blocks_for(std::size_t(size) * size, 256 * 8), batch), 256, 0, stream_>>>(
+        inverse_.get() + i * steps_ * inverse_stride, inverse_stride, kPanel, w + i * kPanel + std::size_t(i) * kPanel * m,
+        stride, m, size, size);
+    SIMKIT_CUDA_CHECK_LAUNCH();
+  }
+  double* scratch = product_.get();  // T_ij, kPanel x kPanel a matrix
+  for (int distance = 1; distance < blocks; ++distance)
+    for (int i = distance; i < blocks; ++i) {
+      const int j = i - distance, rows = std::min(kPanel, m - i * kPanel);
+      const std::size_t at_ij = i * kPanel + std::size_t(j) * kPanel * m;
+      SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_N, rows, kPanel, distance * kPanel,
+                                                    &one, l + at_ij, m, s, w + std::size_t(j) * kPanel * (m + 1), m, s,
+                                                    &zero, scratch, kPanel, t_stride, batch));
+      SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_N, rows, kPanel, rows, &minus_one,
+                                                    w + std::size_t(i) * kPanel * (m + 1), m, s, scratch, kPanel,
+                                                    t_stride, &zero, w + at_ij, m, s, batch));
+    }
+  // M = W S W^T: X = W S into the scratch, then X W^T over S.
+  SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, w, m, s, schur, ld,
+                                                static_cast<long long>(schur_stride), &zero, scratch, m, s, batch));
+  SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, m, m, m, &one, scratch, m, s, w, m, s,
+                                                &zero, schur, ld, static_cast<long long>(schur_stride), batch));
+}
+
+void StepSolver::end(double* m2, double* sums) {
+  if (steps_ == 0) return;
+  // Row-major rows x d rows are a column-major d x rows matrix R: M2 += R R^T, then the
+  // removed rows' the same way with -1; the sums are the last step's.
+  const double one = 1, minus_one = -1;
+  const int d = static_cast<int>(d_);
+  if (removed_base_ > 0)
+    SIMKIT_CUBLAS_CHECK(cublasDsyrk(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, d, static_cast<int>(removed_base_), &one,
+                                   rows_.get(), d, &one, m2, d));
+  if (removed_rows_ > 0)
+    SIMKIT_CUBLAS_CHECK(cublasDsyrk(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, d, static_cast<int>(removed_rows_),
+                                   &minus_one, rows_.get() + removed_base_ * d_, d, &one, m2, d));
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(sums, step_sums_.get() + (steps_ - 1) * d_, d_ * sizeof(double),
+                                    cudaMemcpyDeviceToDevice, stream_));
+  steps_ = 0;
 }
 
 std::vector<double> StepSolver::solve(const double* m2, const std::vector<std::size_t>& a,
@@ -475,12 +699,11 @@ std::vector<double> StepSolver::solve(const double* m2, const std::vector<std::s
   grow(diag_, steps_ * m);
   grow(off_, steps_ * m);
   grow(lambda_, steps_ * k);
-  grow(pointers_, 2 * steps_);
   SIMKIT_CUDA_CHECK(cudaMemsetAsync(flags_.get(), 0, steps_ * sizeof(int), stream_));
 
-  std::array<cuda::Event, 6> marks{cuda::Event(cudaEventDefault), cuda::Event(cudaEventDefault),
-                                   cuda::Event(cudaEventDefault), cuda::Event(cudaEventDefault),
-                                   cuda::Event(cudaEventDefault), cuda::Event(cudaEventDefault)};
+  std::deque<cuda::Event> marks;  // (events do not move)
+  if (phase_times.on)
+    for (int i = 0; i < 6; ++i) marks.emplace_back(cudaEventDefault);
   const auto mark = [&](int i) {
     if (phase_times.on) marks[i].record(stream_);
   };
@@ -491,29 +714,27 @@ std::vector<double> StepSolver::solve(const double* m2, const std::vector<std::s
   SIMKIT_CUDA_CHECK_LAUNCH();
 
   mark(1);
-  // The larger stream's columns of J: Chol(S_bb + rI), and the Schur complement behind it.
-  cholesky(joint_.get(), joint_stride, p, p, big, kBigFlag);
-  cholesky(small_.get(), small_stride, m, m, m, kSmallFlag);
+  // The larger stream's columns of J: Chol(S_bb + rI), and the Schur complement behind it
+  // (its lower triangle, made whole for the triangular solves); L L^T = S_ss + rI kept.
+  cholesky(joint_.get(), joint_stride, p, p, big, false, kBigFlag);
+  cholesky(small_.get(), small_stride, m, m, m, true, kSmallFlag);
+  double* schur = joint_.get() + big + std::size_t(big) * p;
+  symmetrize_kernel<<<dim3(blocks_for(small_stride, 256 * 8), batch), 256, 0, stream_>>>(schur, joint_stride, p, m);
+  SIMKIT_CUDA_CHECK_LAUNCH();
   mark(2);
 
   // M = L^-1 S L^-T, in place of S.
-  double* schur = joint_.get() + big + std::size_t(big) * p;
-  double** l_ptrs = pointers_.get();
-  double** s_ptrs = pointers_.get() + steps_;
-  pointers_kernel<<<blocks_for(steps_, 128), 128, 0, stream_>>>(small_.get(), small_stride, batch, l_ptrs);
-  pointers_kernel<<<blocks_for(steps_, 128), 128, 0, stream_>>>(schur, joint_stride, batch, s_ptrs);
-  SIMKIT_CUDA_CHECK_LAUNCH();
-  const double one = 1;
-  SIMKIT_CUBLAS_CHECK(cublasDtrsmBatched(blas_, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                         CUBLAS_DIAG_NON_UNIT, m, m, &one, l_ptrs, m, s_ptrs, p, batch));
-  SIMKIT_CUBLAS_CHECK(cublasDtrsmBatched(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                                         CUBLAS_DIAG_NON_UNIT, m, m, &one, l_ptrs, m, s_ptrs, p, batch));
-
+  whiten(schur, joint_stride, p, m);
   mark(3);
-  const std::size_t tridiag_shared = 4 * std::size_t(m) * sizeof(double);
-  cuda::allow_dynamic_shared<tridiagonal_kernel>(4 * kMaxSmall * sizeof(double));
-  tridiagonal_kernel<<<batch, kTridiagThreads, tridiag_shared, stream_>>>(schur, joint_stride, p, m, diag_.get(),
-                                                                         off_.get());
+  // Shared memory: four vectors and as many tile rows of the trailing triangle as fit.
+  constexpr std::size_t kSharedLimit = 200 * 1024, kTile = 32 * 32 * sizeof(double);
+  const std::size_t vectors = (4 + kTridiagThreads / 32) * std::size_t(m) * sizeof(double);
+  int held_rows = 0;
+  while (vectors + std::size_t(held_rows + 1) * (held_rows + 2) / 2 * kTile <= kSharedLimit) ++held_rows;
+  const std::size_t tridiag_shared = vectors + std::size_t(held_rows) * (held_rows + 1) / 2 * kTile;
+  cuda::allow_dynamic_shared<tridiagonal_kernel>(kSharedLimit);
+  tridiagonal_kernel<<<std::min(batch, cuda::sm_count()), kTridiagThreads, tridiag_shared, stream_>>>(
+      schur, joint_stride, p, m, batch, held_rows, diag_.get(), off_.get());
   SIMKIT_CUDA_CHECK_LAUNCH();
   mark(4);
   const std::size_t bisect_shared = 2 * std::size_t(m) * sizeof(double);
@@ -539,7 +760,7 @@ std::vector<double> StepSolver::solve(const double* m2, const std::vector<std::s
     }
     phase_times.steps += steps_;
     if (steps_ >= 32)
-      std::fprintf(stderr, "cca solve: %zu steps p %d m %d, us a step: build %.2f cholesky %.2f trsm %.2f tridiagonal %.2f "
+      std::fprintf(stderr, "cca solve: %zu steps p %d m %d, us a step: build %.2f cholesky %.2f whiten %.2f tridiagonal %.2f "
                    "bisection %.2f; waited %.3f ms for the device\n", steps_, p, m, 1000 * ms[0] / steps_,
                    1000 * ms[1] / steps_, 1000 * ms[2] / steps_, 1000 * ms[3] / steps_, 1000 * ms[4] / steps_,
                    1000 * (seconds_now() - solving));

@@ -6,8 +6,9 @@
 // M = L^-1 S L^-T = I - K K^T, so the k smallest eigenvalues of M are 1 - rho_j^2.
 // Everything is float64 and batched over the steps: covariance blocks built from the
 // moments and the steps' rows, a blocked Cholesky (a panel kernel and cuBLAS's batched
-// products), cuBLAS's batched triangular solves, Householder tridiagonalisation (a block
-// a matrix) and bisection for the k smallest eigenvalues.
+// products), L^-1 assembled from its diagonal blocks' inverses and applied by products,
+// Householder tridiagonalisation (a block a matrix, lower triangles) and bisection for
+// the k smallest eigenvalues.
 #pragma once
 
 #include <cublas_v2.h>
@@ -26,8 +27,9 @@ bool phase_timing();
 
 class StepSolver {
  public:
-  // Pairs whose smaller side is wider than this are solved one step at a time.
-  static constexpr std::size_t kMaxSmall = 6144;
+  // Pairs whose smaller side is wider than this are solved one step at a time (the
+  // tridiagonalisation keeps twelve vectors of that size in shared memory).
+  static constexpr std::size_t kMaxSmall = 2048;
 
   StepSolver(cudaStream_t stream, cublasHandle_t blas) : stream_(stream), blas_(blas) {}
 
@@ -45,15 +47,25 @@ class StepSolver {
   std::vector<double> solve(const double* m2, const std::vector<std::size_t>& a, const std::vector<std::size_t>& b,
                             std::size_t k, double ridge, std::vector<int>& singular);
 
+  // Moves the moments (M2's lower triangle, the sums) past the last step, from the rows
+  // already on the device.
+  void end(double* m2, double* sums);
+
  private:
-  void cholesky(double* mats, std::size_t stride, int ld, int n, int columns, int flag);
+  // Cholesky of the first `columns` columns of each n x n matrix (lower triangle), the
+  // trailing block left as its Schur complement (lower triangle); with `store` the factor
+  // replaces the matrix's first columns.
+  void cholesky(double* mats, std::size_t stride, int ld, int n, int columns, bool store, int flag);
+  // M = L^-1 S L^-T over each S (m x m, symmetric), L the factor cholesky() stored in
+  // small_ (the inverses of its diagonal blocks still in inverse_).
+  void whiten(double* schur, std::size_t schur_stride, int ld, int m);
 
   cudaStream_t stream_;
   cublasHandle_t blas_;
-  std::size_t steps_ = 0, d_ = 0, window_ = 0, removed_base_ = 0;
-  cuda::DeviceBuffer<double> rows_, step_sums_, joint_, small_, tops_, diag_, off_, lambda_;
+  std::size_t steps_ = 0, d_ = 0, window_ = 0, removed_base_ = 0, removed_rows_ = 0;
+  cuda::DeviceBuffer<double> rows_, step_sums_, joint_, small_, tops_, diag_, off_, lambda_, inverse_, panel_,
+      whitener_, product_;
   cuda::DeviceBuffer<int> ends_, order_, flags_;
-  cuda::DeviceBuffer<double*> pointers_;
   cuda::PinnedBuffer<double> staging_;
   std::vector<int> host_ints_;
 };
