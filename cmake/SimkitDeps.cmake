@@ -13,6 +13,8 @@ pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
 find_package(ZLIB REQUIRED)
 find_package(BZip2 REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+# expat: Wikipedia XML dumps read as streams.
+find_package(EXPAT REQUIRED)
 # CRoaring: the bitmap intersection algorithm of simkit postings.
 find_package(roaring REQUIRED)
 

@@ -162,6 +162,17 @@ def main(binary):
     put("compressed", "text.bz2", b"\x01" + bz2.compress(text))
     put("compressed", "cut.gz", b"\x00" + gzip.compress(text, mtime=0)[:30])
     put("compressed", "plain.zst", b"\x02(\xb5/\xfdnot really")
+    # Wikipedia dumps (and the same bytes as wikitext).
+    page = ('<page><title>{t}</title><ns>{ns}</ns><id>1</id><revision><id>2</id><text xml:space="preserve">{w}'
+            '</text></revision></page>\n')
+    wiki = ("'''Paris''' is the [[capital city|capital]] of [[France]].{{Infobox|a={{b}}}}\n"
+            "== History ==\n* A list &amp;lt;ref&amp;gt;x&amp;lt;/ref&amp;gt; item\n{| class=x\n| cell\n|}\n"
+            "[[File:A.jpg|thumb|A [[b]] caption]] [http://example.org label] &amp;nbsp;&amp;#233;")
+    put("wikipedia", "dump.xml", ('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">\n'
+                                  + page.format(t="Paris", ns=0, w=wiki) + page.format(t="Talk:Paris", ns=1, w="talk")
+                                  + "</mediawiki>\n").encode())
+    put("wikipedia", "wikitext.txt", wiki.replace("&amp;", "&").encode())
+    put("wikipedia", "broken.xml", b"<mediawiki><page><title>x</titel></page></mediawiki>")
     put("postings_query", "ids.txt", b"\x00" + b"0 2\n1\t4\r\n3 3 3\n")
     put("postings_query", "words.txt", "\x01alpha beta\nCafé, 日本\nunknown alpha\n")
     for name in sorted(os.listdir(os.path.join(ROOT, "tests", "bad-inputs", "exp-query"))):

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simkit/io.hpp"
 #include "simkit/topk.hpp"
 
 namespace simkit {
@@ -24,6 +25,11 @@ struct BuildOptions {
   std::string stopwords;            // "" = the bundled English list, "none", or a file (a word a line)
   std::uint64_t min_count = 1;      // words seen fewer times are dropped (as words and as features)
   std::size_t words = 0;            // the N most frequent words get feature vectors; 0 = all
+  std::size_t features = 0;         // > 0: also the dense form over the F features most words have
+  TextFormat format = TextFormat::automatic;  // text files, or Wikipedia XML dumps
+  // Memory for the triple counts (0: half the machine's); beyond it counts spill to
+  // sorted temporary files ($TMPDIR) and merge at the end: exact either way.
+  std::size_t memory_budget = 0;
 };
 
 // The sparse ("compressed") MI matrix: word i's features are features[offsets[i] ..
@@ -39,6 +45,11 @@ struct Model {
   std::vector<std::uint32_t> features;
   std::vector<float> mi;
   std::vector<double> mi_sums;            // sum of word i's MI values (the denominator's terms)
+  // The dense (column-reduced) form, when the model keeps one: its F columns (feature
+  // ids, as dense_columns() chose them) and the N x F MI matrix, row-major, 0 where a word
+  // lacks a column's feature.
+  std::vector<std::uint32_t> dense_features;
+  std::vector<float> dense;
 
   int relations() const noexcept { return 2 * (window - 1); }
   std::size_t size() const noexcept { return words.size(); }
@@ -54,8 +65,10 @@ std::string model_form(const Model& model, std::string_view word);
 // when the vocabulary lacks it.
 std::size_t lookup(const Model& model, std::string_view word, const std::string& what = "");
 
-// Counts the corpus (UTF-8 text files, a sentence never crossing a line end; words as
-// simkit::Tokenizer splits them) and computes the MI of every triple, keeping MI > 0.
+// Counts the corpus (UTF-8 text files, plain or .gz/.bz2/.zst, read as streams, or
+// Wikipedia XML dumps, whose articles' text counts, a paragraph a line; a sentence never
+// crosses a line end; words as simkit::Tokenizer splits them) and computes the MI of
+// every triple, keeping MI > 0.
 Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress = nullptr);
 
 // Lin similarity (formula 3.8) of words a and b, 0 when either has no features.
@@ -84,8 +97,11 @@ struct AllPairsOptions {
   bool tf32 = false;            // GPU: TF32 tensor cores for the product (else exact fp32)
   std::size_t memory_budget = 0;
 };
-// The dense form's columns: feature ids, most common first.
+// The dense form's columns: feature ids, most common first (ties by lower id); the
+// model's own dense columns when it keeps a dense form and `features` is 0 or its F.
 std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t features);
+// Makes (or drops, for 0) the model's dense form over `features` columns.
+void make_dense(Model& model, std::size_t features);
 // Rows are words, best first, ties by lower index (the more frequent word); a word never
 // lists itself. `device_ms`, when given, receives the GPU engine's time.
 TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress = nullptr,
@@ -108,7 +124,8 @@ Evaluation evaluate(const Model& model, const std::vector<GoldPair>& gold);
 double spearman(const std::vector<double>& x, const std::vector<double>& y);
 
 // simkit's model file (.skd; docs/formats.md): magic, version, sizes, vocabulary,
-// counts, the sparse MI matrix, an XXH3 checksum.
+// counts, the sparse MI matrix, the dense form when kept, an XXH3 checksum. Version 1
+// files (no dense section) are read too.
 void write_model(const Model& model, const std::string& path);
 Model read_model(const std::string& path);
 Model parse_model(std::string_view bytes, const std::string& name);

@@ -44,6 +44,13 @@ class MappedFile {
 // data that is not of its format or is damaged or cut short.
 MappedFile open_text(const std::string& path);
 
+// How a text input is read: as text, as a Wikipedia XML dump (its articles' running
+// text), or by what its first bytes show.
+enum class TextFormat { automatic, text, wikipedia };
+
+// "auto", "text" or "wikipedia"; throws UsageError naming --input-format otherwise.
+TextFormat parse_text_format(const std::string& name);
+
 // An output that appears under its final name only when commit() succeeds.
 // Until then it is an unnamed file (O_TMPFILE) or, where the file system lacks that,
 // a uniquely named hidden temporary beside the target that is removed on failure,

@@ -1,13 +1,21 @@
-// Compressed text inputs (.gz, .bz2, .zst) through zlib, libbz2 and libzstd, decompressed
-// into memory and handed on as a MappedFile of the text.
+// Files read as streams (byte_stream.hpp): plain, or decompressed as they are read by
+// zlib, libbz2 and libzstd; and whole compressed text files for open_text.
 #include <bzlib.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "core/byte_stream.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 
@@ -15,144 +23,251 @@ namespace simkit {
 
 namespace {
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+constexpr std::size_t kInput = 1 << 20;  // compressed bytes read at a time
 
 [[noreturn]] void damaged(const std::string& path, std::string_view format, std::string_view why) {
   throw InputError(Location{path}, fmt::format("{} data is damaged or cut short ({})", format, why));
 }
 
-// gzip: one or more members back to back.
-std::string gunzip(std::string_view in, const std::string& path) {
-  if (in.size() < 2 || static_cast<unsigned char>(in[0]) != 0x1f || static_cast<unsigned char>(in[1]) != 0x8b)
-    throw InputError(Location::at_offset(path, 0), "not gzip data (wrong magic); the name ends in .gz");
-  std::string out;
-  z_stream z{};
-  if (inflateInit2(&z, 15 + 32) != Z_OK) throw Failure("zlib: cannot start inflating");
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), 1u << 30));
-  std::size_t fed = z.avail_in;
-  char buffer[1 << 16];
-  for (;;) {
-    z.next_out = reinterpret_cast<Bytef*>(buffer);
-    z.avail_out = sizeof buffer;
-    const int status = inflate(&z, Z_NO_FLUSH);
-    out.append(buffer, sizeof buffer - z.avail_out);
-    if (status == Z_STREAM_END) {
-      const std::size_t used = fed - z.avail_in;
-      if (used == in.size() && z.avail_in == 0) break;
-      // Another member follows (or trailing bytes, refused by the reset's magic check).
-      const std::size_t at = used;
-      if (in.size() - at < 2 || static_cast<unsigned char>(in[at]) != 0x1f || static_cast<unsigned char>(in[at + 1]) != 0x8b) {
-        inflateEnd(&z);
-        throw InputError(Location::at_offset(path, at), "trailing bytes after the gzip data");
-      }
-      inflateReset(&z);
-      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + at));
-      z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size() - at, 1u << 30));
-      fed = at + z.avail_in;
-      continue;
+class FileStream final : public ByteStream {
+ public:
+  explicit FileStream(const std::string& path) : ByteStream(path) {
+    if (path == "-") {
+      fd_ = 0;
+      return;
     }
-    if (status != Z_OK && status != Z_BUF_ERROR) {
-      const std::string why = z.msg != nullptr ? z.msg : "inflate failed";
-      inflateEnd(&z);
-      damaged(path, "gzip", why);
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw InputError(Location{.file = path}, fmt::format("cannot open: {}", std::strerror(errno)));
+    struct stat info {};
+    if (::fstat(fd_, &info) == 0 && S_ISDIR(info.st_mode)) {
+      ::close(fd_);
+      throw InputError(Location{.file = path}, "is a directory, expected a file");
     }
-    if (z.avail_in == 0 && z.avail_out != 0) {
-      if (fed < in.size()) {  // more than 1 GiB of input: feed the next piece
-        z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size() - fed, 1u << 30));
-        fed += z.avail_in;
-        continue;
+    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  ~FileStream() override {
+    if (fd_ > 0) ::close(fd_);
+  }
+  FileStream(const FileStream&) = delete;
+  FileStream& operator=(const FileStream&) = delete;
+
+  std::size_t read(char* out, std::size_t capacity) override {
+    for (;;) {
+      const ssize_t n = ::read(fd_, out, capacity);
+      if (n >= 0) {
+        consumed_ += static_cast<std::uint64_t>(n);
+        return static_cast<std::size_t>(n);
       }
-      inflateEnd(&z);
-      damaged(path, "gzip", "unexpected end of data");
+      if (errno != EINTR) throw InputError(Location{.file = path_}, fmt::format("cannot read: {}", std::strerror(errno)));
     }
   }
-  inflateEnd(&z);
-  return out;
-}
+  std::uint64_t consumed() const override { return consumed_; }
+
+ private:
+  int fd_ = -1;
+  std::uint64_t consumed_ = 0;
+};
+
+// What the decoders share: the file, a window of its bytes, and where that window starts.
+class Decoder : public ByteStream {
+ public:
+  std::uint64_t consumed() const override { return file_.consumed(); }
+
+ protected:
+  explicit Decoder(const std::string& path) : ByteStream(path), file_(path), buffer_(kInput) {}
+  // More input after what is left unread (`left` bytes at the window's end moved to its
+  // front); false at the end of the file.
+  bool refill(std::size_t left) {
+    if (left > 0) std::memmove(buffer_.data(), buffer_.data() + (size_ - left), left);
+    start_ += size_ - left;
+    const std::size_t n = file_.read(buffer_.data() + left, buffer_.size() - left);
+    size_ = left + n;
+    return n > 0;
+  }
+  // The unread bytes (`left` of them) topped up to at least `count` where the file has them.
+  std::size_t fill_to(std::size_t left, std::size_t count) {
+    while (left < count && refill(left)) left = size_;
+    return left;
+  }
+  // Checks the magic at the window's first unread byte (`left` unread bytes there).
+  void expect_magic(std::string_view magic, std::size_t left, const char* message) {
+    const char* at = buffer_.data() + (size_ - left);
+    if (left < magic.size() || std::memcmp(at, magic.data(), magic.size()) != 0)
+      throw InputError(Location::at_offset(path_, start_ + (size_ - left)), message);
+  }
+  char* unread(std::size_t left) { return buffer_.data() + (size_ - left); }
+
+  FileStream file_;
+  std::vector<char> buffer_;
+  std::size_t size_ = 0;     // bytes in the window
+  std::uint64_t start_ = 0;  // the file offset of the window's first byte
+};
+
+// gzip: one or more members back to back.
+class GzipStream final : public Decoder {
+ public:
+  explicit GzipStream(const std::string& path) : Decoder(path) {
+    left_ = fill_to(0, 2);
+    expect_magic("\x1f\x8b", left_, "not gzip data (wrong magic); the name ends in .gz");
+    if (inflateInit2(&z_, 15 + 32) != Z_OK) throw Failure("zlib: cannot start inflating");
+  }
+  ~GzipStream() override { inflateEnd(&z_); }
+
+  std::size_t read(char* out, std::size_t capacity) override {
+    if (done_ || capacity == 0) return 0;
+    capacity = std::min<std::size_t>(capacity, 1u << 30);
+    z_.next_out = reinterpret_cast<Bytef*>(out);
+    z_.avail_out = static_cast<uInt>(capacity);
+    while (z_.avail_out == capacity) {
+      if (left_ == 0 && !refill(0)) damaged(path_, "gzip", "unexpected end of data");
+      if (left_ == 0) left_ = size_;
+      z_.next_in = reinterpret_cast<Bytef*>(unread(left_));
+      z_.avail_in = static_cast<uInt>(left_);
+      const int status = inflate(&z_, Z_NO_FLUSH);
+      left_ = z_.avail_in;
+      if (status == Z_STREAM_END) {
+        // Another member, or the end (trailing bytes are refused by the magic check).
+        left_ = fill_to(left_, 2);
+        if (left_ == 0) {
+          done_ = true;
+          break;
+        }
+        expect_magic("\x1f\x8b", left_, "trailing bytes after the gzip data");
+        inflateReset(&z_);
+      } else if (status != Z_OK && status != Z_BUF_ERROR) {
+        damaged(path_, "gzip", z_.msg != nullptr ? z_.msg : "inflate failed");
+      }
+    }
+    return capacity - z_.avail_out;
+  }
+
+ private:
+  z_stream z_{};
+  std::size_t left_ = 0;
+  bool done_ = false;
+};
 
 // bzip2: one or more streams back to back.
-std::string bunzip(std::string_view in, const std::string& path) {
-  if (in.size() < 3 || in.substr(0, 3) != "BZh")
-    throw InputError(Location::at_offset(path, 0), "not bzip2 data (wrong magic); the name ends in .bz2");
-  std::string out;
-  std::size_t at = 0;
-  char buffer[1 << 16];
-  while (at < in.size()) {
-    bz_stream b{};
-    if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK) throw Failure("libbz2: cannot start decompressing");
-    b.next_in = const_cast<char*>(in.data() + at);
-    b.avail_in = static_cast<unsigned>(std::min<std::size_t>(in.size() - at, 1u << 30));
-    const std::size_t fed = at + b.avail_in;
-    int status = BZ_OK;
-    while (status != BZ_STREAM_END) {
-      b.next_out = buffer;
-      b.avail_out = sizeof buffer;
-      status = BZ2_bzDecompress(&b);
-      out.append(buffer, sizeof buffer - b.avail_out);
-      if (status != BZ_OK && status != BZ_STREAM_END) {
-        BZ2_bzDecompressEnd(&b);
-        damaged(path, "bzip2", fmt::format("error {}", status));
-      }
-      if (status == BZ_OK && b.avail_in == 0 && b.avail_out != 0) {
-        BZ2_bzDecompressEnd(&b);
-        damaged(path, "bzip2", fed < in.size() ? "a stream over 1 GiB" : "unexpected end of data");
-      }
-    }
-    at = fed - b.avail_in;
-    BZ2_bzDecompressEnd(&b);
-    if (at < in.size() && (in.size() - at < 3 || in.substr(at, 3) != "BZh"))
-      throw InputError(Location::at_offset(path, at), "trailing bytes after the bzip2 data");
+class Bzip2Stream final : public Decoder {
+ public:
+  explicit Bzip2Stream(const std::string& path) : Decoder(path) {
+    left_ = fill_to(0, 3);
+    expect_magic("BZh", left_, "not bzip2 data (wrong magic); the name ends in .bz2");
+    start_stream();
   }
-  return out;
-}
+  ~Bzip2Stream() override {
+    if (open_) BZ2_bzDecompressEnd(&b_);
+  }
 
-std::string unzstd(std::string_view in, const std::string& path) {
-  if (in.size() < 4 || static_cast<unsigned char>(in[0]) != 0x28 || static_cast<unsigned char>(in[1]) != 0xb5 ||
-      static_cast<unsigned char>(in[2]) != 0x2f || static_cast<unsigned char>(in[3]) != 0xfd)
-    throw InputError(Location::at_offset(path, 0), "not Zstandard data (wrong magic); the name ends in .zst");
-  ZSTD_DStream* z = ZSTD_createDStream();
-  if (z == nullptr) throw Failure("libzstd: cannot start decompressing");
-  ZSTD_initDStream(z);
-  std::string out;
-  ZSTD_inBuffer input{in.data(), in.size(), 0};
-  char buffer[1 << 16];
-  std::size_t last = 0;
-  while (input.pos < input.size) {
-    ZSTD_outBuffer output{buffer, sizeof buffer, 0};
-    last = ZSTD_decompressStream(z, &output, &input);
-    if (ZSTD_isError(last)) {
-      const std::string why = ZSTD_getErrorName(last);
-      ZSTD_freeDStream(z);
-      damaged(path, "Zstandard", why);
+  std::size_t read(char* out, std::size_t capacity) override {
+    if (done_ || capacity == 0) return 0;
+    capacity = std::min<std::size_t>(capacity, 1u << 30);
+    std::size_t room = capacity;  // (a new stream's state starts empty: kept here)
+    while (room == capacity) {
+      if (left_ == 0 && !refill(0)) damaged(path_, "bzip2", "unexpected end of data");
+      if (left_ == 0) left_ = size_;
+      b_.next_in = unread(left_);
+      b_.avail_in = static_cast<unsigned>(left_);
+      b_.next_out = out + (capacity - room);
+      b_.avail_out = static_cast<unsigned>(room);
+      const int status = BZ2_bzDecompress(&b_);
+      left_ = b_.avail_in;
+      room = b_.avail_out;
+      if (status == BZ_STREAM_END) {
+        BZ2_bzDecompressEnd(&b_);
+        open_ = false;
+        left_ = fill_to(left_, 3);
+        if (left_ == 0) {
+          done_ = true;
+          break;
+        }
+        expect_magic("BZh", left_, "trailing bytes after the bzip2 data");
+        start_stream();
+      } else if (status != BZ_OK) {
+        damaged(path_, "bzip2", fmt::format("error {}", status));
+      }
     }
-    out.append(buffer, output.pos);
+    return capacity - room;
   }
-  while (last != 0) {  // the frame may still hold output
-    ZSTD_outBuffer output{buffer, sizeof buffer, 0};
-    last = ZSTD_decompressStream(z, &output, &input);
-    if (ZSTD_isError(last)) {
-      ZSTD_freeDStream(z);
-      damaged(path, "Zstandard", ZSTD_getErrorName(last));
+
+ private:
+  void start_stream() {
+    b_ = bz_stream{};
+    if (BZ2_bzDecompressInit(&b_, 0, 0) != BZ_OK) throw Failure("libbz2: cannot start decompressing");
+    open_ = true;
+  }
+  bz_stream b_{};
+  bool open_ = false, done_ = false;
+  std::size_t left_ = 0;
+};
+
+// Zstandard: frames back to back are one stream to the decoder.
+class ZstdStream final : public Decoder {
+ public:
+  explicit ZstdStream(const std::string& path) : Decoder(path) {
+    left_ = fill_to(0, 4);
+    expect_magic("\x28\xb5\x2f\xfd", left_, "not Zstandard data (wrong magic); the name ends in .zst");
+    z_ = ZSTD_createDStream();
+    if (z_ == nullptr) throw Failure("libzstd: cannot start decompressing");
+    ZSTD_initDStream(z_);
+  }
+  ~ZstdStream() override { ZSTD_freeDStream(z_); }
+
+  std::size_t read(char* out, std::size_t capacity) override {
+    if (capacity == 0) return 0;
+    ZSTD_outBuffer output{out, capacity, 0};
+    while (output.pos == 0) {
+      if (left_ == 0) {
+        if (!refill(0)) {
+          // The end of the file: what the decoder still holds, and the last frame complete.
+          if (last_ == 0) return 0;
+          ZSTD_inBuffer none{nullptr, 0, 0};
+          last_ = ZSTD_decompressStream(z_, &output, &none);
+          if (ZSTD_isError(last_)) damaged(path_, "Zstandard", ZSTD_getErrorName(last_));
+          if (output.pos == 0) damaged(path_, "Zstandard", "unexpected end of data");
+          return output.pos;
+        }
+        left_ = size_;
+      }
+      ZSTD_inBuffer input{unread(left_), left_, 0};
+      last_ = ZSTD_decompressStream(z_, &output, &input);
+      if (ZSTD_isError(last_)) damaged(path_, "Zstandard", ZSTD_getErrorName(last_));
+      left_ -= input.pos;
     }
-    out.append(buffer, output.pos);
-    if (output.pos == 0) break;  // no progress without more input: cut short
+    return output.pos;
   }
-  ZSTD_freeDStream(z);
-  if (last != 0) damaged(path, "Zstandard", "unexpected end of data");
-  return out;
+
+ private:
+  ZSTD_DStream* z_ = nullptr;
+  std::size_t left_ = 0, last_ = 0;
+};
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
 
+std::unique_ptr<ByteStream> open_byte_stream(const std::string& path) {
+  if (path != "-") {
+    if (ends_with(path, ".gz")) return std::make_unique<GzipStream>(path);
+    if (ends_with(path, ".bz2")) return std::make_unique<Bzip2Stream>(path);
+    if (ends_with(path, ".zst")) return std::make_unique<ZstdStream>(path);
+  }
+  return std::make_unique<FileStream>(path);
+}
+
+std::string read_all(ByteStream& stream) {
+  std::string out;
+  std::vector<char> buffer(1 << 20);
+  while (const std::size_t n = stream.read(buffer.data(), buffer.size())) out.append(buffer.data(), n);
+  return out;
+}
+
 MappedFile open_text(const std::string& path) {
-  const bool gz = ends_with(path, ".gz"), bz2 = ends_with(path, ".bz2"), zst = ends_with(path, ".zst");
-  if (!gz && !bz2 && !zst) return MappedFile::open(path);
-  const MappedFile file = MappedFile::open(path);
-  const std::string text = gz ? gunzip(file.text(), path) : bz2 ? bunzip(file.text(), path) : unzstd(file.text(), path);
-  return MappedFile::from_bytes(path, text);
+  if (!ends_with(path, ".gz") && !ends_with(path, ".bz2") && !ends_with(path, ".zst")) return MappedFile::open(path);
+  const std::unique_ptr<ByteStream> stream = open_byte_stream(path);
+  return MappedFile::from_bytes(path, read_all(*stream));
 }
 
 }  // namespace simkit

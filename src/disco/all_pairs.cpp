@@ -15,6 +15,8 @@
 namespace simkit::disco {
 
 std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t features) {
+  if (!model.dense_features.empty() && (features == 0 || features == model.dense_features.size()))
+    return model.dense_features;
   std::unordered_map<std::uint32_t, std::uint32_t> words_having;
   for (const std::uint32_t f : model.features) ++words_having[f];
   std::vector<std::pair<std::uint32_t, std::uint32_t>> all(words_having.begin(), words_having.end());
@@ -25,6 +27,17 @@ std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t feature
   std::vector<std::uint32_t> out;
   for (const auto& [f, n] : all) out.push_back(f);
   return out;
+}
+
+void make_dense(Model& model, std::size_t features) {
+  model.dense_features.clear();
+  model.dense.clear();
+  if (features == 0) return;
+  model.dense_features = dense_columns(model, features);
+  const detail::DenseRows rows(model, features);
+  model.dense.assign(model.size() * rows.width, 0.0f);
+  for (std::size_t w = 0; w < model.size(); ++w)
+    rows.for_each(model, w, [&](std::size_t c, float mi) { model.dense[w * rows.width + c] = mi; });
 }
 
 TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress, double* device_ms) {

@@ -1,17 +1,25 @@
-// Corpus to MI model: two passes over the lines (word counts, then window triples),
-// triples collected as packed 64-bit keys per block, sorted in parallel and counted.
+// Corpus to MI model: two passes over the corpus, read in pieces of whole lines (text,
+// compressed text or Wikipedia dumps: core/line_source.hpp): word counts, then window
+// triples, collected as packed 64-bit keys a piece, sorted in parallel and counted in
+// bounded memory (key_counts.hpp); the MI of each word's triples as the counts come out
+// in order.
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
 
+#include "core/line_source.hpp"
 #include "core/lines.hpp"
 #include "core/utf8.hpp"
+#include "disco/key_counts.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -21,12 +29,6 @@
 namespace simkit::disco {
 
 namespace {
-
-struct Line {
-  std::string_view text;
-  std::size_t file = 0;
-  std::uint64_t number = 0;
-};
 
 constexpr std::size_t kBlock = 2048;  // lines a task
 
@@ -50,6 +52,40 @@ std::unordered_set<std::string> load_stopwords(const std::string& spec) {
 // The slot of relation r (-(w-1)..-1, 1..w-1) among 0..2(w-1)-1.
 int slot_of(int r, int window) { return r < 0 ? r + (window - 1) : r + (window - 2); }
 
+// Half the machine's memory (at least 256 MiB): the default counting budget.
+std::size_t default_budget() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const std::size_t total = pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : std::size_t{8} << 30;
+  return std::max<std::size_t>(total / 2, std::size_t{256} << 20);
+}
+
+// Each file's lines, a piece at a time, split into blocks of kBlock lines that
+// body(block_lines, first_line_number, file) handles in parallel; after() follows each piece.
+template <typename Body, typename After>
+void for_each_piece(const std::vector<std::string>& files, TextFormat format, std::size_t piece_bytes,
+                    Progress* progress, Body&& body, After&& after) {
+  std::string piece;
+  for (const std::string& file : files) {
+    const std::unique_ptr<LineSource> source = open_lines(file, format);
+    std::uint64_t consumed = 0;
+    while (source->next(piece, piece_bytes)) {
+      std::vector<std::string_view> lines;
+      for_each_line(piece, [&](std::string_view line, std::uint64_t) { lines.push_back(line); });
+      const std::size_t blocks = (lines.size() + kBlock - 1) / kBlock;
+      tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+        const std::size_t first = b * kBlock, last = std::min(lines.size(), first + kBlock);
+        body(std::span<const std::string_view>(lines.data() + first, last - first), source->first_line() + first,
+             source->path());
+      });
+      after();
+      if (progress != nullptr) {
+        progress->advance(source->consumed() - consumed);
+        consumed = source->consumed();
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<std::size_t> Model::find(std::string_view word) const {
@@ -60,46 +96,48 @@ std::optional<std::size_t> Model::find(std::string_view word) const {
 
 Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress) {
   if (options.window < 2 || options.window > 64) throw UsageError("--window must be 2..64");
+  for (const std::string& f : files)
+    if (f == "-") throw UsageError("disco build reads its corpus twice: standard input cannot be a corpus file");
   const std::unordered_set<std::string> stop = load_stopwords(options.stopwords);
-  std::vector<MappedFile> mapped;
-  std::vector<Line> lines;
-  for (std::size_t f = 0; f < files.size(); ++f) {
-    const std::string_view text = mapped.emplace_back(open_text(files[f])).text();
-    for_each_line(text, [&](std::string_view line, std::uint64_t number) { lines.push_back({line, f, number}); });
-  }
-  const std::size_t blocks = (lines.size() + kBlock - 1) / kBlock;
+  const std::size_t budget = options.memory_budget != 0 ? options.memory_budget : default_budget();
+  // A piece's keys take about eight times its bytes: pieces of 1/32 of the budget.
+  const std::size_t piece_bytes = std::clamp<std::size_t>(budget / 32, std::size_t{1} << 20, std::size_t{64} << 20);
   tbb::enumerable_thread_specific<Tokenizer> tokenizers([&] { return Tokenizer(!options.keep_case); });
-  const auto for_each_line_words = [&](std::size_t block, auto&& body) {
+  // body(words) for each line of a block; invalid UTF-8 refused with its line and column.
+  const auto for_each_line_words = [&](std::span<const std::string_view> lines, std::uint64_t first_line,
+                                       const std::string& file, auto&& body) {
     Tokenizer& tokenizer = tokenizers.local();
     std::vector<std::string> words;
-    std::uint64_t bytes = 0;
-    for (std::size_t l = block * kBlock; l < std::min(lines.size(), (block + 1) * kBlock); ++l) {
-      const Line& line = lines[l];
-      if (const std::size_t bad = first_invalid_utf8(line.text); bad != std::string_view::npos)
-        throw InputError(Location::at_line(files[line.file], line.number, bad + 1), "not valid UTF-8 text");
-      tokenizer.split(line.text, words);
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      if (const std::size_t bad = first_invalid_utf8(lines[l]); bad != std::string_view::npos)
+        throw InputError(Location::at_line(file, first_line + l, bad + 1), "not valid UTF-8 text");
+      tokenizer.split(lines[l], words);
       body(words);
-      bytes += line.text.size() + 1;
     }
-    if (progress) progress->advance(bytes);
   };
 
   // Pass 1: word counts (stop words left out).
-  std::vector<std::unordered_map<std::string, std::uint64_t>> partial(blocks);
-  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-    for_each_line_words(b, [&](std::vector<std::string>& words) {
-      for (std::string& w : words)
-        if (!stop.contains(w)) ++partial[b][std::move(w)];
-    });
-  });
   std::unordered_map<std::string, std::uint64_t> counts;
-  for (auto& block : partial) {
-    for (auto& [w, c] : block) counts[w] += c;
-    block = {};
+  {
+    tbb::enumerable_thread_specific<std::unordered_map<std::string, std::uint64_t>> partial;
+    for_each_piece(files, options.format, piece_bytes, progress,
+                   [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
+                     auto& mine = partial.local();
+                     for_each_line_words(lines, first, file, [&](std::vector<std::string>& words) {
+                       for (std::string& w : words)
+                         if (!stop.contains(w)) ++mine[std::move(w)];
+                     });
+                   },
+                   [] {});
+    for (auto& block : partial) {
+      for (auto& [w, c] : block) counts[w] += c;
+      block = {};
+    }
   }
   std::vector<std::pair<std::string, std::uint64_t>> kept;
   for (auto& [w, c] : counts)
     if (c >= options.min_count) kept.emplace_back(w, c);
+  counts = {};
   std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
@@ -114,61 +152,44 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   // Pass 2: triples. Keys: w1 << 32 | (w2 * relations + slot), for w1 among the N words;
   // column marginals ||*, r, w2|| and totals ||*, r, *|| over every word.
   const std::size_t cells = kept.size() * relations;
-  struct Counts {
-    std::vector<std::uint64_t> column;
-    std::vector<std::uint64_t> total;
-  };
-  tbb::enumerable_thread_specific<Counts> marginals([&] { return Counts{std::vector<std::uint64_t>(cells, 0), std::vector<std::uint64_t>(relations, 0)}; });
-  std::vector<std::vector<std::uint64_t>> keys(blocks);
-  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-    Counts& m = marginals.local();
-    std::vector<std::int64_t> ids;
-    for_each_line_words(b, [&](const std::vector<std::string>& words) {
-      ids.clear();
-      for (const std::string& w : words) {
-        const auto it = id.find(w);
-        ids.push_back(it == id.end() ? std::int64_t{-1} : std::int64_t{it->second});  // stop and rare words keep their place
-      }
-      for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (ids[i] < 0) continue;
-        for (int d = 1; d < window && i + d < ids.size(); ++d) {
-          if (ids[i + d] < 0) continue;
-          const auto a = static_cast<std::uint64_t>(ids[i]), c = static_cast<std::uint64_t>(ids[i + d]);
-          const int forward = slot_of(d, window), backward = slot_of(-d, window);
-          ++m.column[c * relations + forward];
-          ++m.total[forward];
-          ++m.column[a * relations + backward];
-          ++m.total[backward];
-          if (a < n) keys[b].push_back(a << 32 | (c * relations + forward));
-          if (c < n) keys[b].push_back(c << 32 | (a * relations + backward));
-        }
-      }
-    });
-  });
-  std::vector<std::uint64_t> column(cells, 0), total(relations, 0);
-  for (const Counts& m : marginals) {
-    for (std::size_t i = 0; i < cells; ++i) column[i] += m.column[i];
-    for (int r = 0; r < relations; ++r) total[r] += m.total[r];
+  std::vector<std::atomic<std::uint64_t>> column(cells);
+  std::vector<std::atomic<std::uint64_t>> total(relations);
+  KeyCounts triples_counted(budget / 2);
+  {
+    tbb::enumerable_thread_specific<std::vector<std::uint64_t>> keys;
+    for_each_piece(files, options.format, piece_bytes, progress,
+                   [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
+                     std::vector<std::uint64_t>& mine = keys.local();
+                     std::vector<std::int64_t> ids;
+                     for_each_line_words(lines, first, file, [&](const std::vector<std::string>& words) {
+                       ids.clear();
+                       for (const std::string& w : words) {
+                         const auto it = id.find(w);
+                         ids.push_back(it == id.end() ? std::int64_t{-1} : std::int64_t{it->second});  // stop and rare words keep their place
+                       }
+                       for (std::size_t i = 0; i < ids.size(); ++i) {
+                         if (ids[i] < 0) continue;
+                         for (int d = 1; d < window && i + d < ids.size(); ++d) {
+                           if (ids[i + d] < 0) continue;
+                           const auto a = static_cast<std::uint64_t>(ids[i]), c = static_cast<std::uint64_t>(ids[i + d]);
+                           const int forward = slot_of(d, window), backward = slot_of(-d, window);
+                           column[c * relations + forward].fetch_add(1, std::memory_order_relaxed);
+                           total[forward].fetch_add(1, std::memory_order_relaxed);
+                           column[a * relations + backward].fetch_add(1, std::memory_order_relaxed);
+                           total[backward].fetch_add(1, std::memory_order_relaxed);
+                           if (a < n) mine.push_back(a << 32 | (c * relations + forward));
+                           if (c < n) mine.push_back(c << 32 | (a * relations + backward));
+                         }
+                       }
+                     });
+                   },
+                   [&] {
+                     for (std::vector<std::uint64_t>& mine : keys) triples_counted.add(mine);
+                   });
   }
-  std::vector<std::uint64_t> all;
-  for (auto& k : keys) {
-    all.insert(all.end(), k.begin(), k.end());
-    k = {};
-  }
-  tbb::parallel_sort(all.begin(), all.end());
 
-  // Runs of equal keys are the triple counts; the row marginals ||w1, r, *|| are their sums.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> triples;
-  for (std::size_t i = 0; i < all.size();) {
-    std::size_t j = i;
-    while (j < all.size() && all[j] == all[i]) ++j;
-    triples.emplace_back(all[i], j - i);
-    i = j;
-  }
-  all = {};
-  std::vector<std::uint64_t> row(n * relations, 0);
-  for (const auto& [key, c] : triples) row[(key >> 32) * relations + (key & 0xFFFFFFFFu) % relations] += c;
-
+  // The triples in key order: a word's run of triples at a time gives its row marginals
+  // ||w1, r, *|| and then the MI of each (formula 3.7), MI > 0 kept.
   Model model;
   model.window = window;
   model.keep_case = options.keep_case;
@@ -177,15 +198,19 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     model.words.push_back(kept[i].first);
     model.counts.push_back(kept[i].second);
   }
-  std::size_t t = 0;
-  for (std::size_t w = 0; w < n; ++w) {
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> run;  // one word's (feature, count)
+  std::vector<std::uint64_t> row(relations);
+  std::size_t word = 0;
+  const auto finish_word = [&] {
+    std::fill(row.begin(), row.end(), 0);
+    for (const auto& [feature, c] : run) row[feature % relations] += c;
     double sum = 0;
-    for (; t < triples.size() && (triples[t].first >> 32) == w; ++t) {
-      const auto feature = static_cast<std::uint32_t>(triples[t].first & 0xFFFFFFFFu);
+    for (const auto& [feature, c] : run) {
       const int slot = static_cast<int>(feature % relations);
-      const double mi = std::log(static_cast<double>(triples[t].second) * static_cast<double>(total[slot]) /
-                                 (static_cast<double>(row[w * relations + slot]) *
-                                  static_cast<double>(column[std::size_t{feature / relations} * relations + slot])));
+      const double mi =
+          std::log(static_cast<double>(c) * static_cast<double>(total[slot].load()) /
+                   (static_cast<double>(row[slot]) *
+                    static_cast<double>(column[std::size_t{feature / relations} * relations + slot].load())));
       if (mi > 0) {
         model.features.push_back(feature);
         model.mi.push_back(static_cast<float>(mi));
@@ -194,7 +219,15 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     }
     model.offsets.push_back(model.features.size());
     model.mi_sums.push_back(sum);
-  }
+    run.clear();
+    ++word;
+  };
+  triples_counted.for_each([&](std::uint64_t key, std::uint64_t c) {
+    while (word < (key >> 32)) finish_word();
+    run.emplace_back(static_cast<std::uint32_t>(key & 0xFFFFFFFFu), c);
+  });
+  while (word < n) finish_word();
+  make_dense(model, options.features);
   return model;
 }
 

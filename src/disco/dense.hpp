@@ -15,10 +15,12 @@ struct DenseRows {
   std::vector<std::uint32_t> column_of;  // dense column of columns[c]
   std::vector<float> sums;              // row sums of A, per word
   std::size_t width = 0;                // F
+  bool stored = false;                  // the model's own dense form has these columns
 
   DenseRows(const Model& model, std::size_t features) {
     const std::vector<std::uint32_t> chosen = dense_columns(model, features);
     width = chosen.size();
+    stored = !model.dense.empty() && chosen == model.dense_features;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
     for (std::size_t c = 0; c < chosen.size(); ++c) by_id.emplace_back(chosen[c], static_cast<std::uint32_t>(c));
     std::sort(by_id.begin(), by_id.end());
@@ -42,15 +44,23 @@ struct DenseRows {
     }
   }
 
-  // Rows first .. first + count into out (count x 2F, row-major).
+  // Rows first .. first + count into out (count x 2F, row-major): from the model's dense
+  // form when these are its columns, else from its sparse form.
   void write(const Model& m, std::size_t first, std::size_t count, bool left, float* out) const {
     std::fill(out, out + count * 2 * width, 0.0f);
     for (std::size_t r = 0; r < count; ++r) {
       float* row = out + r * 2 * width;
-      for_each(m, first + r, [&](std::size_t c, float mi) {
+      const auto put = [&](std::size_t c, float mi) {
         row[left ? c : width + c] = mi;
         row[left ? width + c : c] = 1.0f;
-      });
+      };
+      if (stored) {
+        const float* values = m.dense.data() + (first + r) * width;
+        for (std::size_t c = 0; c < width; ++c)
+          if (values[c] != 0) put(c, values[c]);
+      } else {
+        for_each(m, first + r, put);
+      }
     }
   }
 };

@@ -1,5 +1,5 @@
-// simkit's DISCO model file (.skd), version 1 (all integers little-endian, sections on
-// 64-byte boundaries):
+// simkit's DISCO model file (.skd), version 2 (all integers little-endian, sections on
+// 64-byte boundaries; version 1 is the same without the dense section, and is read too):
 //   header (64 bytes): "SIMKITDS", u32 version, u32 header bytes, u32 window, u32 flags
 //                      (bit 0: words kept in their case),
 //                      u64 words, u64 feature words, u64 features, u64 word bytes, u64 file size
@@ -9,7 +9,11 @@
 //   offsets       (words + 1) uint64 into features
 //   features      uint32, ascending within a word, each < feature words x relations
 //   mi            float32, each finite and > 0
+//   dense width   uint64 F (0: no dense form)
+//   dense columns F uint32 feature ids, distinct
+//   dense         words x F float32, row-major, each finite and >= 0
 //   checksum      uint64 XXH3-64 of every byte before it
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -29,14 +33,17 @@ using detail::align64;
 using detail::load;
 
 constexpr char kMagic[8] = {'S', 'I', 'M', 'K', 'I', 'T', 'D', 'S'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr std::uint32_t kHeaderBytes = 64;
 
 struct Layout {
-  std::uint64_t word_offsets, words, counts, offsets, features, mi, checksum, file_size;
+  std::uint64_t word_offsets, words, counts, offsets, features, mi, dense_width, dense_columns, dense, checksum,
+      file_size;
 };
 
-Layout layout(std::uint64_t words, std::uint64_t features, std::uint64_t word_bytes) {
+// Where each section starts; version 1 has no dense section (dense_width unused).
+Layout layout(std::uint32_t version, std::uint64_t words, std::uint64_t features, std::uint64_t word_bytes,
+              std::uint64_t dense_width) {
   Layout l{};
   l.word_offsets = kHeaderBytes;
   l.words = align64(l.word_offsets + (words + 1) * 8);
@@ -44,7 +51,14 @@ Layout layout(std::uint64_t words, std::uint64_t features, std::uint64_t word_by
   l.offsets = align64(l.counts + words * 8);
   l.features = align64(l.offsets + (words + 1) * 8);
   l.mi = align64(l.features + features * 4);
-  l.checksum = (l.mi + features * 4 + 7) / 8 * 8;
+  std::uint64_t end = l.mi + features * 4;
+  if (version >= 2) {
+    l.dense_width = align64(end);
+    l.dense_columns = align64(l.dense_width + 8);
+    l.dense = align64(l.dense_columns + dense_width * 4);
+    end = l.dense + words * dense_width * 4;
+  }
+  l.checksum = (end + 7) / 8 * 8;
   l.file_size = l.checksum + 8;
   return l;
 }
@@ -61,7 +75,9 @@ std::vector<T> copy_out(const char* base, std::uint64_t at, std::uint64_t n) {
 void write_model(const Model& m, const std::string& path) {
   std::vector<std::uint64_t> word_offsets{0};
   for (const std::string& w : m.words) word_offsets.push_back(word_offsets.back() + w.size());
-  const Layout l = layout(m.words.size(), m.features.size(), word_offsets.back());
+  const std::uint64_t width = m.dense_features.size();
+  if (m.dense.size() != m.words.size() * width) throw Failure("a model's dense form does not match its size");
+  const Layout l = layout(kVersion, m.words.size(), m.features.size(), word_offsets.back(), width);
   char header[kHeaderBytes] = {};
   std::memcpy(header, kMagic, 8);
   const std::uint32_t fields32[] = {kVersion, kHeaderBytes, static_cast<std::uint32_t>(m.window), m.keep_case ? 1u : 0u};
@@ -82,6 +98,12 @@ void write_model(const Model& m, const std::string& path) {
   w.write(m.features.data(), m.features.size() * 4);
   w.pad_to(l.mi);
   w.write(m.mi.data(), m.mi.size() * 4);
+  w.pad_to(l.dense_width);
+  w.write(&width, 8);
+  w.pad_to(l.dense_columns);
+  w.write(m.dense_features.data(), width * 4);
+  w.pad_to(l.dense);
+  w.write(m.dense.data(), m.dense.size() * 4);
   w.pad_to(l.checksum);
   w.finish();
   out.commit();
@@ -92,9 +114,11 @@ Model parse_model(std::string_view bytes, const std::string& name) {
   const std::uint64_t size = bytes.size();
   if (size < kHeaderBytes + 8) throw InputError(Location::at_offset(name, size), "truncated: shorter than an .skd header");
   if (std::memcmp(base, kMagic, 8) != 0) throw InputError(Location::at_offset(name, 0), "not an .skd model (wrong magic)");
-  if (const auto version = load<std::uint32_t>(base + 8); version != kVersion)
+  const auto version = load<std::uint32_t>(base + 8);
+  if (version != 1 && version != kVersion)
     throw InputError(Location::at_offset(name, 8),
-                     fmt::format(".skd version {} is not supported (this simkit reads version {})", version, kVersion));
+                     fmt::format(".skd version {} is not supported (this simkit reads versions 1 and {})", version,
+                                 kVersion));
   if (load<std::uint32_t>(base + 12) != kHeaderBytes)
     throw InputError(Location::at_offset(name, 12), "corrupt header: wrong header size");
   if (const auto stated = load<std::uint64_t>(base + 56); stated > size)
@@ -110,7 +134,18 @@ Model parse_model(std::string_view bytes, const std::string& name) {
   if (window < 2 || window > 64 || words >= size / 8 || features > size / 8 || word_bytes > size ||
       feature_words > 0xFFFFFFFFull / (2 * (window - 1)) || words > feature_words)
     throw InputError(Location::at_offset(name, 16), "corrupt header: sizes the file cannot hold or out of range");
-  const Layout l = layout(words, features, word_bytes);
+  // Version 2's dense width sits after the MI values; read it where the sizes so far put it.
+  std::uint64_t dense_width = 0;
+  const std::uint64_t limit = feature_words * (2 * (window - 1));
+  if (version >= 2) {
+    const Layout before = layout(version, words, features, word_bytes, 0);
+    if (before.dense_width + 8 > size)
+      throw InputError(Location::at_offset(name, size), "truncated: the file ends before its dense section");
+    dense_width = load<std::uint64_t>(base + before.dense_width);
+    if (dense_width > limit || (words > 0 && dense_width > size / 4 / words))
+      throw InputError(Location::at_offset(name, before.dense_width), "corrupt dense width (out of range)");
+  }
+  const Layout l = layout(version, words, features, word_bytes, dense_width);
   if (load<std::uint64_t>(base + 56) != l.file_size || size != l.file_size)
     throw InputError(Location::at_offset(name, std::min(size, l.file_size)),
                      fmt::format("corrupt: the sizes call for {} bytes, the file has {}", l.file_size, size));
@@ -140,7 +175,6 @@ Model parse_model(std::string_view bytes, const std::string& name) {
   m.mi = copy_out<float>(base, l.mi, features);
   if (m.offsets[0] != 0 || m.offsets[words] != features)
     throw InputError(Location::at_offset(name, l.offsets), "corrupt feature offsets");
-  const std::uint64_t limit = feature_words * (2 * (window - 1));
   for (std::uint64_t i = 0; i < words; ++i) {
     if (m.offsets[i + 1] < m.offsets[i] || m.offsets[i + 1] > features)
       throw InputError(Location::at_offset(name, l.offsets + 8 * (i + 1)), "corrupt feature offsets");
@@ -153,6 +187,17 @@ Model parse_model(std::string_view bytes, const std::string& name) {
       sum += m.mi[f];
     }
     m.mi_sums.push_back(sum);
+  }
+  if (dense_width > 0) {
+    m.dense_features = copy_out<std::uint32_t>(base, l.dense_columns, dense_width);
+    std::vector<std::uint32_t> sorted = m.dense_features;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted.back() >= limit || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      throw InputError(Location::at_offset(name, l.dense_columns), "corrupt dense columns (out of range or repeated)");
+    m.dense = copy_out<float>(base, l.dense, words * dense_width);
+    for (std::uint64_t i = 0; i < m.dense.size(); ++i)
+      if (!std::isfinite(m.dense[i]) || m.dense[i] < 0)
+        throw InputError(Location::at_offset(name, l.dense + 4 * i), "corrupt dense MI value (not finite and >= 0)");
   }
   return m;
 }

@@ -1,6 +1,7 @@
 list(APPEND SIMKIT_CPU_SOURCES
   disco/stopwords.cpp
   disco/build.cpp
+  disco/key_counts.cpp
   disco/similarity.cpp
   disco/model_io.cpp
   disco/evaluate.cpp

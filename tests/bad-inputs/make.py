@@ -226,12 +226,26 @@ def main(binary):
     window = bytearray(valid)
     window[16:20] = struct.pack("<I", 1)
     case("skd", "window.skd", bytes(window), [": byte 16", "corrupt header"])
+    # A model with its dense form (--features 4): the dense width damaged.
+    dense = bytearray(written_by(binary, ["disco", "build", "{input}", "-o", "{output}", "-q", "--features", "4"],
+                                 "the red apple is sweet\nthe red cherry is sweet\na green apple is sour\n"))
+    words, features, word_bytes = struct.unpack("<QQQ", bytes(dense[24:32] + dense[40:56]))
+    a64 = lambda x: (x + 63) // 64 * 64  # noqa: E731
+    mi_at = a64(a64(a64(a64(a64(64 + (words + 1) * 8) + word_bytes) + words * 8) + (words + 1) * 8) + features * 4)
+    width_at = a64(mi_at + features * 4)
+    dense[width_at:width_at + 8] = struct.pack("<Q", 1 << 40)
+    case("skd", "dense_width.skd", bytes(dense), [f": byte {width_at}", "corrupt dense width"])
     case("gold", "no_tabs.txt", "love sex 6.77\n", [":1:", "expected 'word1<TAB>word2<TAB>score'"])
     case("gold", "bad_score.txt", "love\tsex\t6.77\ntiger\tcat\tseven\n", [":2:11:", "expected a score"])
     case("gold", "empty.txt", "\n\n", ["no word pairs"])
     case("gold", "not_utf8.txt", "caf\xe9\tcoffee\t8\n", [":1:4:", "not valid UTF-8"])
     case("disco-corpus", "not_utf8.txt", "good words here\nbad \xc3\x28 byte\n", [":2:5:", "not valid UTF-8"])
     case("disco-corpus", "only_stopwords.txt", "the and of\na the\n", ["no word that could be paired"])
+    case("disco-corpus", "broken_dump.xml",
+         "<mediawiki>\n<page>\n<title>Cats</title><ns>0</ns>\n<revision><text>cats eat</txt></revision>\n</page>\n",
+         [":4:", "not a Wikipedia XML dump", "mismatched tag"])
+    case("disco-corpus", "cut_dump.xml", "<mediawiki>\n<page>\n<title>Cats</title><ns>0</ns>\n<revision><text>cats eat",
+         ["not a Wikipedia XML dump"])
 
     # LVQ (simkit lvq train --train FILE): training data; damaged models for predict.
     case("lvq-data", "ragged.csv", "a,1,2\nb,3,4\nb,5\n", [":3", "2 fields, expected 3", "ragged"])

@@ -40,10 +40,52 @@ TEST(DiscoCli, BuildCompareSimilarEvaluate) {
     const auto gpu = test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--device", "cuda"});
     EXPECT_EQ(gpu.out, all.out) << gpu.err;
   }
+  // A model that keeps its dense form over 5 columns answers as the dense form made then.
+  const std::string with_dense = (dir / "dense.skd").string();
+  ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "corpus.txt").string(), "-o", with_dense, "--window", "3",
+                              "--features", "5"})
+                .exit_code,
+            0);
+  const auto reduced = test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--features", "5",
+                                         "--device", "cpu"});
+  const auto kept = test::run_simkit({"disco", "similar", "--model", with_dense, "--all", "--k", "2", "--device", "cpu"});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_EQ(kept.out, reduced.out);
   test::write_file(dir / "gold.txt", "apple\tcherry\t8\r\napple\ttea\t2\nred\tgreen\t7\nzebra\tapple\t1\n");
   const auto eval = test::run_simkit({"disco", "evaluate", "--model", model, (dir / "gold.txt").string()});
   ASSERT_EQ(eval.exit_code, 0) << eval.err;
   EXPECT_NE(eval.out.find("covered\t3\tof\t4"), std::string::npos) << eval.out;
+}
+
+TEST(DiscoCli, BuildReadsCompressedDumpsInASmallBudget) {
+  // A bzip2-compressed Wikipedia dump built under a tiny --memory-budget (counts spilled
+  // to temporary files) gives the model of its articles' text, byte for byte.
+  test::TempDir dir;
+  std::string pages, text;
+  const char* const sentences[] = {"the red apple is sweet", "the red cherry is sweet", "the green apple is sour",
+                                   "a red wine is sweet", "the green tea is bitter", "a sour lemon is green"};
+  for (int i = 0; i < 6; ++i) {
+    pages += "<page><title>P" + std::to_string(i) + "</title><ns>0</ns><id>" + std::to_string(i) +
+             "</id><revision><id>9</id><text xml:space=\"preserve\">'''" + sentences[i] + "'''{{cite|x}}\n"
+             "[[Category:Fruit]]</text></revision></page>\n";
+    text += std::string(sentences[i]) + "\n";
+  }
+  test::write_file(dir / "dump.xml.bz2", test::bzip2("<mediawiki>\n" + pages + "</mediawiki>\n"));
+  test::write_file(dir / "text.txt", text);
+  const std::string from_dump = (dir / "dump.skd").string(), from_text = (dir / "text.skd").string();
+  const auto built = test::run_simkit({"disco", "build", (dir / "dump.xml.bz2").string(), "-o", from_dump,
+                                       "--memory-budget", "1K", "--quiet"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "text.txt").string(), "-o", from_text}).exit_code, 0);
+  EXPECT_TRUE(test::read_file(from_dump) == test::read_file(from_text));
+  // Read as text on request, the markup becomes words too.
+  ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "dump.xml.bz2").string(), "-o", from_dump, "--input-format",
+                              "text"})
+                .exit_code,
+            0);
+  EXPECT_FALSE(test::read_file(from_dump) == test::read_file(from_text));
+  test::expect_refused({"disco", "build", (dir / "text.txt").string(), "-o", from_dump, "--input-format", "html"},
+                       "--input-format html: expected auto, text or wikipedia", from_dump + ".none");
 }
 
 TEST(DiscoCli, Refusals) {

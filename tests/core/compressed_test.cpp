@@ -2,10 +2,7 @@
 // concatenated members too; wrong or damaged data is refused naming the file.
 #include <gtest/gtest.h>
 
-#include <bzlib.h>
-#include <zlib.h>
-#include <zstd.h>
-
+#include "core/byte_stream.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "test_support.hpp"
@@ -13,37 +10,9 @@
 namespace simkit {
 namespace {
 
-std::string gzip(const std::string& text) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
-std::string bzip2(const std::string& text) {
-  std::string out(text.size() + text.size() / 100 + 700, '\0');
-  auto size = static_cast<unsigned>(out.size());
-  EXPECT_EQ(BZ2_bzBuffToBuffCompress(out.data(), &size, const_cast<char*>(text.data()),
-                                     static_cast<unsigned>(text.size()), 9, 0, 0),
-            BZ_OK);
-  out.resize(size);
-  return out;
-}
-
-std::string zstd(const std::string& text) {
-  std::string out(ZSTD_compressBound(text.size()), '\0');
-  const std::size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
-  EXPECT_FALSE(ZSTD_isError(n));
-  out.resize(n);
-  return out;
-}
+using test::bzip2;
+using test::gzip;
+using test::zstd;
 
 std::string refusal(const std::string& path) {
   return test::input_error_of([&] { open_text(path); });
@@ -75,6 +44,35 @@ TEST(Compressed, EachFormatReadsBack) {
   EXPECT_NE(refusal((dir / "fake.zst").string()).find("not Zstandard data"), std::string::npos);
   test::write_file(dir / "tail.bz2", bzip2(text) + "junk");
   EXPECT_NE(refusal((dir / "tail.bz2").string()).find("trailing bytes"), std::string::npos);
+}
+
+TEST(Compressed, StreamsReadInAnyPiecesPastTheInputWindow) {
+  // Several MB of text (its compressed forms span more than the 1 MiB input window, the
+  // second member or stream starting inside it), read in pieces of odd sizes.
+  test::Random random;
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 3000000; ++i) text += static_cast<char>('a' + random.integer(0, 25)) + std::string(i % 23 ? "" : "\n");
+  const std::string half = text.substr(0, text.size() / 3), rest = text.substr(text.size() / 3);
+  const std::pair<const char*, std::string> cases[] = {{"s.gz", gzip(half) + gzip(rest)},
+                                                       {"s.bz2", bzip2(half) + bzip2(rest)},
+                                                       {"s.zst", zstd(half) + zstd(rest)},
+                                                       {"s.txt", text}};
+  for (const auto& [name, bytes] : cases) {
+    test::write_file(dir / name, bytes);
+    const auto stream = open_byte_stream((dir / name).string());
+    std::string back;
+    std::vector<char> piece(70000);
+    for (std::size_t size = 1;; size = size * 7 % 65521 + 1) {
+      const std::size_t n = stream->read(piece.data(), size);
+      if (n == 0) break;
+      ASSERT_LE(n, size);
+      back.append(piece.data(), n);
+    }
+    EXPECT_EQ(back.size(), text.size()) << name;
+    EXPECT_TRUE(back == text) << name;
+    EXPECT_EQ(stream->consumed(), bytes.size()) << name;
+  }
 }
 
 }  // namespace

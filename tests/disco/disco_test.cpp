@@ -193,6 +193,67 @@ TEST(Disco, ModelFileRoundTripAndDamage) {
   EXPECT_NE(refusal(std::string(200, 'x')).find("wrong magic"), std::string::npos);
 }
 
+void expect_same_model(const disco::Model& a, const disco::Model& b) {
+  EXPECT_EQ(a.words, b.words);
+  EXPECT_EQ(a.counts, b.counts);
+  EXPECT_EQ(a.offsets, b.offsets);
+  EXPECT_EQ(a.features, b.features);
+  EXPECT_EQ(a.mi, b.mi);  // the same counts give the same floats
+  EXPECT_EQ(a.mi_sums, b.mi_sums);
+}
+
+TEST(Disco, PiecesAndSpillsCountExactly) {
+  // A corpus of several pieces whose triples outgrow a tiny budget (spilled to temporary
+  // files and merged) gives the model counted in one go; split in two files, one of them
+  // gzip-compressed, the same.
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<std::string> vocabulary;
+  for (int i = 0; i < 3000; ++i) vocabulary.push_back("w" + std::to_string(i));
+  std::string text;
+  while (text.size() < (std::size_t{3} << 20)) {
+    const int n = random.integer(1, 20);
+    for (int i = 0; i < n; ++i)
+      text += vocabulary[std::min(random.integer(0, 2999), random.integer(0, 2999))] + (i + 1 < n ? " " : "\n");
+  }
+  test::TempDir dir;
+  test::write_file(dir / "c.txt", text);
+  disco::BuildOptions options;
+  options.stopwords = "none";
+  options.words = 500;
+  const disco::Model whole = disco::build({(dir / "c.txt").string()}, options);
+  EXPECT_EQ(whole.size(), 500u);
+  options.memory_budget = 1;  // the floors: 1 MiB pieces, 1 MiB of counts
+  expect_same_model(disco::build({(dir / "c.txt").string()}, options), whole);
+  const std::size_t cut = text.find('\n', text.size() / 2) + 1;
+  test::write_file(dir / "a.txt", text.substr(0, cut));
+  test::write_file(dir / "b.txt.gz", test::gzip(text.substr(cut)));
+  options.memory_budget = 0;
+  expect_same_model(disco::build({(dir / "a.txt").string(), (dir / "b.txt.gz").string()}, options), whole);
+}
+
+TEST(Disco, WikipediaDumpsCountTheirArticlesText) {
+  const std::string dump = R"(<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">
+<page><title>Cats</title><ns>0</ns><id>1</id><revision><id>5</id><text xml:space="preserve">'''Cats''' drink [[milk|fresh milk]] and eat fish.{{Taxobox|x=y}}
+== Food ==
+Cats eat [[fish]]; dogs eat meat.&lt;ref&gt;cite dogs eat&lt;/ref&gt;</text></revision></page>
+<page><title>Talk:Cats</title><ns>1</ns><id>2</id><revision><id>6</id><text>talk cats talk dogs</text></revision></page>
+<page><title>Kitty</title><ns>0</ns><id>3</id><redirect title="Cats"/><revision><id>7</id><text>#REDIRECT [[Cats]]</text></revision></page>
+</mediawiki>
+)";
+  const std::string text = "Cats drink fresh milk and eat fish.\nFood\nCats eat fish; dogs eat meat.\n";
+  test::TempDir dir;
+  test::write_file(dir / "dump.xml", dump);
+  test::write_file(dir / "text.txt", text);
+  disco::BuildOptions options;
+  options.stopwords = "none";
+  const disco::Model from_dump = disco::build({(dir / "dump.xml").string()}, options);
+  expect_same_model(from_dump, disco::build({(dir / "text.txt").string()}, options));
+  EXPECT_FALSE(from_dump.find("talk").has_value());
+  EXPECT_FALSE(from_dump.find("redirect").has_value());
+  EXPECT_FALSE(from_dump.find("cite").has_value());
+}
+
 TEST(Disco, RefusesBadText) {
   test::TempDir dir;
   test::write_file(dir / "bad.txt", "fine words\nbad \xff here\n");
@@ -276,6 +337,37 @@ TEST(DiscoAllPairs, ReducedColumnsEqualAReducedModel) {
 
 namespace simkit {
 namespace {
+
+TEST(DiscoAllPairs, AStoredDenseFormGivesTheSameLists) {
+  disco::Model model = sample_model(200);
+  disco::Model plain = model;
+  disco::make_dense(model, 300);
+  ASSERT_EQ(model.dense_features, disco::dense_columns(plain, 300));
+  ASSERT_EQ(model.dense.size(), model.size() * 300);
+  // Each dense value is the word's MI for that column's feature, 0 when it lacks it.
+  for (std::size_t w = 0; w < model.size(); w += 7)
+    for (std::size_t c = 0; c < 300; ++c) {
+      float want = 0;
+      for (std::uint64_t i = model.offsets[w]; i < model.offsets[w + 1]; ++i)
+        if (model.features[i] == model.dense_features[c]) want = model.mi[i];
+      ASSERT_EQ(model.dense[w * 300 + c], want) << w << " " << c;
+    }
+  test::TempDir dir;
+  disco::write_model(model, (dir / "m.skd").string());
+  const disco::Model back = disco::read_model((dir / "m.skd").string());
+  EXPECT_EQ(back.dense_features, model.dense_features);
+  EXPECT_EQ(back.dense, model.dense);
+  disco::AllPairsOptions options;
+  options.k = 6;
+  options.features = 300;
+  const TopKLists computed = disco::all_pairs(plain, options);
+  options.features = 0;  // the stored form's columns
+  const TopKLists stored = disco::all_pairs(back, options);
+  EXPECT_EQ(stored.indices, computed.indices);
+  EXPECT_EQ(stored.scores, computed.scores);
+  disco::make_dense(model, 0);
+  EXPECT_TRUE(model.dense.empty() && model.dense_features.empty());
+}
 
 TEST(DiscoAllPairs, NoFeaturesScoreZero) {
   test::TempDir dir;

@@ -50,6 +50,11 @@ class TempDir {
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& bytes);
 
+// `text` compressed by zlib (gzip), libbz2 and libzstd, for the tests of compressed inputs.
+std::string gzip(const std::string& text);
+std::string bzip2(const std::string& text);
+std::string zstd(const std::string& text);
+
 bool gpu_available();
 
 // SIMKIT_TEST_QUICK=1: smaller shapes for slow instrumented runs (compute-sanitizer);

@@ -19,6 +19,7 @@ struct BuildOptions {
   CommonOptions common;
   std::vector<std::string> corpus;
   std::string output;
+  std::string input_format = "auto";
   disco::BuildOptions build;
 };
 
@@ -41,10 +42,13 @@ int run_build(const BuildOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t bytes = 0;
   const std::vector<std::string> files = text_files(options.corpus, bytes);
+  disco::BuildOptions build = options.build;
+  build.format = parse_text_format(options.input_format);
+  build.memory_budget = context.memory_budget;
   disco::Model model;
   {
     Progress progress("counting", 2 * bytes, "B");  // two passes
-    model = disco::build(files, options.build, &progress);
+    model = disco::build(files, build, &progress);
   }
   if (model.size() == 0)
     throw InputError(Location{files.size() == 1 ? files[0] : options.corpus[0]},
@@ -185,7 +189,9 @@ Runner add_disco_command(CLI::App& app) {
       "Counts window co-occurrences <w1, r, w2> in a corpus (UTF-8 text files or directories; a sentence\n"
       "never crosses a line end), computes their mutual information (natural log; only MI > 0 kept as\n"
       "features) and writes the model (.skd).");
-  b->add_option("corpus", build->corpus, "text files or directories")->required();
+  b->add_option("corpus", build->corpus,
+                "text files or directories (.gz, .bz2 and .zst read as streams; Wikipedia pages-articles dumps)")
+      ->required();
   b->add_option("-o,--output", build->output, "the model file to write")->required();
   b->add_option("--window", build->build.window, "each word pairs with the window - 1 words on each side")
       ->capture_default_str();
@@ -196,6 +202,12 @@ Runner add_disco_command(CLI::App& app) {
   b->add_option("--words", build->build.words, "vectors for the N most frequent words only (0 = all)")
       ->capture_default_str();
   b->add_flag("--keep-case", build->build.keep_case, "do not lower-case words");
+  b->add_option("--features", build->build.features,
+                "also keep the dense form over the F features most words have (N x F floats in the model)")
+      ->capture_default_str();
+  b->add_option("--input-format", build->input_format,
+                "auto (a Wikipedia XML dump when a file starts with <mediawiki, else text), text or wikipedia")
+      ->capture_default_str();
   add_common_options(*b, build->common);
 
   const auto add_query = [&](const char* name, const char* what, QueryOptions& o, const char* words) {

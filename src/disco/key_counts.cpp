@@ -1,0 +1,176 @@
+// Key counts in bounded memory (key_counts.hpp): sorted runs, merged as they come and
+// spilled to temporary files.
+#include "disco/key_counts.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <queue>
+#include <string>
+
+#include <fmt/format.h>
+#include <tbb/parallel_sort.h>
+
+#include "simkit/error.hpp"
+
+namespace simkit::disco {
+
+namespace {
+
+using Pair = std::pair<std::uint64_t, std::uint64_t>;
+constexpr std::size_t kBuffer = 1 << 16;  // pairs read or written at a time
+
+std::vector<Pair> merge(const std::vector<Pair>& a, const std::vector<Pair>& b) {
+  std::vector<Pair> out;
+  out.reserve(a.size() + b.size());
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i].first < b[j].first) {
+      out.push_back(a[i++]);
+    } else if (b[j].first < a[i].first) {
+      out.push_back(b[j++]);
+    } else {
+      out.emplace_back(a[i].first, a[i].second + b[j].second);
+      ++i;
+      ++j;
+    }
+  }
+  out.insert(out.end(), a.begin() + static_cast<std::ptrdiff_t>(i), a.end());
+  out.insert(out.end(), b.begin() + static_cast<std::ptrdiff_t>(j), b.end());
+  return out;
+}
+
+// A source of sorted pairs for the k-way merge: a run in memory or a spill file.
+struct Cursor {
+  const std::vector<Pair>* run = nullptr;
+  std::FILE* file = nullptr;
+  std::vector<Pair> buffer;
+  std::size_t at = 0, size = 0;
+  bool next(Pair& out) {
+    if (run != nullptr) {
+      if (at == run->size()) return false;
+      out = (*run)[at++];
+      return true;
+    }
+    if (at == size) {
+      buffer.resize(kBuffer);
+      size = std::fread(buffer.data(), sizeof(Pair), kBuffer, file);
+      at = 0;
+      if (size == 0) {
+        if (std::ferror(file) != 0) throw Failure("reading back the triple counts' temporary file failed");
+        return false;
+      }
+    }
+    out = buffer[at++];
+    return true;
+  }
+};
+
+// Merges the cursors' pairs in key order, summing equal keys, into `body`.
+void merge_all(std::vector<Cursor>& cursors, const std::function<void(std::uint64_t, std::uint64_t)>& body) {
+  using Head = std::pair<std::uint64_t, std::size_t>;  // key, cursor
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  std::vector<Pair> current(cursors.size());
+  for (std::size_t c = 0; c < cursors.size(); ++c)
+    if (cursors[c].next(current[c])) heads.emplace(current[c].first, c);
+  while (!heads.empty()) {
+    const std::uint64_t key = heads.top().first;
+    std::uint64_t count = 0;
+    while (!heads.empty() && heads.top().first == key) {
+      const std::size_t c = heads.top().second;
+      heads.pop();
+      count += current[c].second;
+      if (cursors[c].next(current[c])) heads.emplace(current[c].first, c);
+    }
+    body(key, count);
+  }
+}
+
+}  // namespace
+
+struct KeyCounts::File {
+  std::FILE* stream = nullptr;
+  ~File() {
+    if (stream != nullptr) std::fclose(stream);
+  }
+};
+
+KeyCounts::KeyCounts(std::size_t budget_bytes) : budget_(std::max<std::size_t>(budget_bytes, 1 << 20)) {}
+
+KeyCounts::~KeyCounts() = default;
+
+void KeyCounts::add(std::vector<std::uint64_t>& keys) {
+  if (keys.empty()) return;
+  tbb::parallel_sort(keys.begin(), keys.end());
+  Run run;
+  for (std::size_t i = 0; i < keys.size();) {
+    std::size_t j = i;
+    while (j < keys.size() && keys[j] == keys[i]) ++j;
+    run.emplace_back(keys[i], j - i);
+    i = j;
+  }
+  keys.clear();
+  held_ += run.size();
+  runs_.push_back(std::move(run));
+  // Runs of like size merge, so each pair takes part in a logarithmic number of merges.
+  while (runs_.size() >= 2 && runs_[runs_.size() - 2].size() <= 2 * runs_.back().size()) {
+    Run merged = merge(runs_[runs_.size() - 2], runs_.back());
+    held_ -= runs_[runs_.size() - 2].size() + runs_.back().size() - merged.size();
+    runs_.pop_back();
+    runs_.back() = std::move(merged);
+  }
+  if (held_ * sizeof(Pair) > budget_) spill();
+}
+
+void KeyCounts::spill() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = fmt::format("{}/simkit-counts-XXXXXX", dir != nullptr && *dir != '\0' ? dir : "/tmp");
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) throw Failure(fmt::format("cannot create a temporary file for the triple counts ({}): {}", path, std::strerror(errno)));
+  ::unlink(path.c_str());  // gone when closed
+  auto file = std::make_unique<File>();
+  file->stream = ::fdopen(fd, "w+b");
+  if (file->stream == nullptr) {
+    ::close(fd);
+    throw Failure(fmt::format("cannot open a temporary file for the triple counts: {}", std::strerror(errno)));
+  }
+  std::vector<Cursor> cursors(runs_.size());
+  for (std::size_t r = 0; r < runs_.size(); ++r) cursors[r].run = &runs_[r];
+  std::vector<Pair> out;
+  out.reserve(kBuffer);
+  const auto flush = [&] {
+    if (std::fwrite(out.data(), sizeof(Pair), out.size(), file->stream) != out.size())
+      throw Failure(fmt::format("writing the triple counts' temporary file failed: {} (set TMPDIR to a folder with room)",
+                                std::strerror(errno)));
+    out.clear();
+  };
+  merge_all(cursors, [&](std::uint64_t key, std::uint64_t count) {
+    out.emplace_back(key, count);
+    if (out.size() == kBuffer) flush();
+  });
+  flush();
+  if (std::fflush(file->stream) != 0) throw Failure("writing the triple counts' temporary file failed");
+  spills_.push_back(std::move(file));
+  runs_.clear();
+  held_ = 0;
+}
+
+void KeyCounts::for_each(const std::function<void(std::uint64_t, std::uint64_t)>& body) {
+  std::vector<Cursor> cursors;
+  for (const auto& file : spills_) {
+    std::rewind(file->stream);
+    Cursor c;
+    c.file = file->stream;
+    cursors.push_back(std::move(c));
+  }
+  for (const Run& run : runs_) {
+    Cursor c;
+    c.run = &run;
+    cursors.push_back(std::move(c));
+  }
+  merge_all(cursors, body);
+}
+
+}  // namespace simkit::disco
