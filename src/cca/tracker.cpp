@@ -52,7 +52,7 @@ struct Tracker::State {
   Report last;
   std::mt19937_64 rng;
   Stats stats;
-  // Batched solving (GPU, exact): the queued report steps, and where their rows end.
+  // Batched solving (exact mode): the queued report steps, and where their rows end.
   std::size_t batch_steps = 0;             // 0: one step at a time
   std::vector<std::uint64_t> queued_t;
   std::vector<std::size_t> queued_added, queued_removed;
@@ -219,8 +219,8 @@ struct Tracker::State {
     n_added -= na;
     n_removed -= nr;
     for (std::size_t j = 0; j < steps.size(); ++j) {
-      Report report;
-      report.t = steps[j];
+      Report answer;
+      answer.t = steps[j];
       for (std::size_t i = 0; i < pairs.size(); ++i) {
         if (singular[i][j] != 0) throw_singular(i, singular[i][j] == 1, steps[j]);
         PairResult result;
@@ -229,11 +229,11 @@ struct Tracker::State {
         result.b_kept = layout.dims[result.b];
         result.rho.assign(rho[i].begin() + static_cast<std::ptrdiff_t>(j * k[i]),
                           rho[i].begin() + static_cast<std::ptrdiff_t>((j + 1) * k[i]));
-        report.pairs.push_back(std::move(result));
+        answer.pairs.push_back(std::move(result));
       }
       ++stats.solves;
       ++stats.reports;
-      on_report(report);
+      on_report(answer);
     }
   }
 

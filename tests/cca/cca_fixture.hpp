@@ -3,6 +3,8 @@
 // Cholesky path), and a helper that runs a tracker over a stream.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <Eigen/Dense>
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
@@ -91,6 +93,24 @@ inline std::vector<double> stream_turning_singular(Random& random, std::size_t p
   std::vector<double> stream = linear_stream(random, 700, p, q, 3);
   for (std::size_t t = 0; t < 700; ++t) stream[t * (p + q) + p + 3] = t == 0 || t >= 500 ? 0.0 : random.integer(1, 5);
   return stream;
+}
+
+// Runs a tracker over stream_turning_singular's 700 tuples with a window of 80 and
+// checks that it reports every step before tuple 580 and refuses that one; the reports.
+inline std::vector<cca::Report> expect_refused_at_580(const cca::Layout& layout, cca::Options options,
+                                                      const std::vector<double>& stream) {
+  options.window = 80;
+  cca::Tracker tracker(layout, options);
+  std::vector<cca::Report> reports;
+  const std::string message = input_error_of(
+      [&] { tracker.push(stream.data(), 700, [&](const cca::Report& r) { reports.push_back(r); }); });
+  EXPECT_NE(message.find("tuple 580"), std::string::npos) << message;
+  EXPECT_NE(message.find("singular covariance of Y"), std::string::npos) << message;
+  EXPECT_EQ(reports.size(), 580u - 80);
+  if (!reports.empty()) {
+    EXPECT_EQ(reports.back().t, 579u);
+  }
+  return reports;
 }
 
 inline std::vector<cca::Report> track(const cca::Layout& layout, const cca::Options& options,

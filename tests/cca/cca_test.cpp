@@ -101,17 +101,9 @@ TEST(Cca, BatchedStepsReportUpToASingularWindowThenRefuseIt) {
   const std::vector<double> stream = test::stream_turning_singular(random, p, q);
   for (const std::size_t batch : {std::size_t{1}, std::size_t{0}, std::size_t{7}}) {
     cca::Options options;
-    options.window = 80;
     options.k = 2;
     options.batch = batch;
-    cca::Tracker tracker({{p, q}}, options);
-    std::vector<cca::Report> reports;
-    const std::string message = test::input_error_of(
-        [&] { tracker.push(stream.data(), 700, [&](const cca::Report& r) { reports.push_back(r); }); });
-    EXPECT_NE(message.find("tuple 580"), std::string::npos) << message;
-    EXPECT_NE(message.find("singular covariance of Y"), std::string::npos) << message;
-    ASSERT_EQ(reports.size(), 580u - 80);
-    EXPECT_EQ(reports.back().t, 579u);
+    test::expect_refused_at_580({{p, q}}, options, stream);
   }
 }
 
