@@ -63,5 +63,6 @@ Runner add_postings_command(CLI::App& app);
 Runner add_disco_command(CLI::App& app);
 Runner add_lvq_command(CLI::App& app);
 Runner add_cca_command(CLI::App& app);
+Runner add_bench_command(CLI::App& app);
 
 }  // namespace simkit::cli

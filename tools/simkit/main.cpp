@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cli::Runner lvq = cli::add_lvq_command(app);
   cli::Runner cca = cli::add_cca_command(app);
   cli::Runner devices = cli::add_devices_command(app);
+  cli::Runner bench = cli::add_bench_command(app);
 
   try {
     app.parse(argc, argv);
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("lvq")) return lvq();
     if (app.got_subcommand("cca")) return cca();
     if (app.got_subcommand("devices")) return devices();
+    if (app.got_subcommand("bench")) return bench();
     return fail(cli::kExitBadInput, "no command given (see 'simkit --help')");
   } catch (const InputError& e) {
     return fail(cli::kExitBadInput, e.what());

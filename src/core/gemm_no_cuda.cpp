@@ -1,0 +1,20 @@
+// The tiled product of a CPU-only build: it has no tiles and says so when asked.
+#include "simkit/error.hpp"
+#include "simkit/gemm.hpp"
+
+namespace simkit::gemm {
+
+const std::vector<Tile>& tiles() {
+  static const std::vector<Tile> none;
+  return none;
+}
+
+void multiply(const Tile&, std::size_t, std::size_t, std::size_t, const float*, const float*, float*) {
+  throw UsageError("the tiled product runs on a GPU; this simkit was built without CUDA");
+}
+
+std::vector<Timing> study(const StudyOptions&) {
+  throw UsageError("simkit bench gemm needs a GPU; this simkit was built without CUDA");
+}
+
+}  // namespace simkit::gemm

@@ -1,0 +1,54 @@
+// simkit's tiled product (include/simkit/gemm.hpp) at every tile of the study's grid
+// against a float64 product on the CPU, on shapes that are no multiple of any tile (1 x 1
+// x 1, long and skinny ones among them); the output is poisoned with NaN first, so an
+// entry left unwritten fails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "simkit/gemm.hpp"
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+TEST(GpuGemm, EveryTileEqualsTheProductOnAnyShape) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  struct Shape {
+    std::size_t m, n, k;
+  };
+  const Shape shapes[] = {{1, 1, 1}, {7, 13, 5}, {130, 70, 33}, {1, 1000, 64}, {1000, 1, 64}, {257, 129, 300}, {3, 2, 0}};
+  ASSERT_FALSE(gemm::tiles().empty());
+  for (const Shape& s : shapes) {
+    const std::vector<float> a = random.floats(s.m * s.k), b = random.floats(s.k * s.n);
+    // The float64 product, and the bound on fp32's rounding of each entry.
+    std::vector<double> want(s.m * s.n, 0.0), bound(s.m * s.n, 0.0);
+    for (std::size_t i = 0; i < s.m; ++i)
+      for (std::size_t l = 0; l < s.k; ++l)
+        for (std::size_t j = 0; j < s.n; ++j) {
+          want[i * s.n + j] += double(a[i * s.k + l]) * b[l * s.n + j];
+          bound[i * s.n + j] += std::fabs(double(a[i * s.k + l]) * b[l * s.n + j]);
+        }
+    cuda::DeviceBuffer<float> da(std::max<std::size_t>(a.size(), 1)), db(std::max<std::size_t>(b.size(), 1)),
+        dc(s.m * s.n);
+    SIMKIT_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice));
+    SIMKIT_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
+    for (const gemm::Tile& tile : gemm::tiles()) {
+      SCOPED_TRACE(testing::Message() << tile.name() << " on " << s.m << " x " << s.n << " x " << s.k);
+      SIMKIT_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, s.m * s.n * sizeof(float)));
+      gemm::multiply(tile, s.m, s.n, s.k, da.get(), db.get(), dc.get());
+      std::vector<float> got(s.m * s.n);
+      SIMKIT_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      for (std::size_t e = 0; e < got.size(); ++e)
+        ASSERT_NEAR(got[e], want[e], (double(s.k) * 6e-8 + 1e-7) * bound[e] + 1e-30) << "entry " << e;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace simkit
