@@ -38,10 +38,10 @@ class Backend {
   // The raw moments, for tests: M2 (d x d, full) and the sums.
   virtual void read_moments(std::vector<double>& m2, std::vector<double>& sums) = 0;
 
-  // Many report steps solved together (the GPU path; exact correlations only). A backend
-  // that cannot returns 0 from batch_capacity.
-  // How many steps of a pair of `pair_dims` columns (the smaller side `small_dims`), with
-  // `rows_per_step` rows entering and leaving between steps, one batch may hold.
+  // Many report steps solved together (exact correlations only). batch_capacity: how
+  // many steps of a pair of `pair_dims` columns (the smaller side `small_dims`), with
+  // `rows_per_step` rows entering and leaving between steps, one batch may hold; 0 where
+  // the backend cannot or it does not pay.
   virtual std::size_t batch_capacity(std::size_t /*pair_dims*/, std::size_t /*small_dims*/,
                                      std::size_t /*rows_per_step*/) {
     return 0;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "cca/backend.hpp"
 #include "simkit/threads.hpp"
@@ -142,9 +143,9 @@ class CpuBackend final : public Backend {
     const std::size_t steps = added_end_.size(), p = a.size(), q = b.size(), width = p + q;
     std::vector<std::size_t> cols(a);
     cols.insert(cols.end(), b.begin(), b.end());
-    std::vector<std::size_t> pa(p), pb(q);
-    for (std::size_t i = 0; i < p; ++i) pa[i] = i;
-    for (std::size_t i = 0; i < q; ++i) pb[i] = p + i;
+    std::vector<std::size_t> pa(p), pb(q);  // a and b within the pair's columns
+    std::iota(pa.begin(), pa.end(), std::size_t{0});
+    std::iota(pb.begin(), pb.end(), p);
     std::vector<double> rho(steps * k, 0.0);
     singular.assign(steps, 0);
     // Runs of steps, a few a core: each starts from the moments before the batch.
@@ -208,7 +209,7 @@ class CpuBackend final : public Backend {
   Matrix m2_;
   Eigen::VectorXd sums_;
   ColMatrix s_;
-  // The begun steps (the tracker's buffers, unchanged until it calls update()).
+  // The begun steps (the tracker's buffers, unchanged until end_steps()).
   const double* added_ = nullptr;
   const double* removed_ = nullptr;
   std::vector<std::size_t> added_end_, removed_end_;

@@ -12,9 +12,7 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -93,14 +91,8 @@ class GpuBackend final : public Backend {
   }
 
   void update(const double* added, std::size_t n_added, const double* removed, std::size_t n_removed) override {
-    const auto start = std::chrono::steady_clock::now();
     rank_update(added, n_added, 1.0);
     rank_update(removed, n_removed, -1.0);
-    if (phase_timing() && n_added + n_removed >= 64) {
-      stream_.sync();
-      std::fprintf(stderr, "cca update: %zu rows %.3f ms\n", n_added + n_removed,
-                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
   }
 
   void reset(const double* rows, std::size_t count) override {

@@ -1,7 +1,5 @@
 // The GPU's batched CCA solver (steps.hpp says what it computes).
 #include <algorithm>
-#include <array>
-#include <chrono>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -29,28 +27,12 @@ constexpr int kBisectWarps = 8;
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
-double seconds_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// SIMKIT_CCA_PHASES=1: device time of each phase of the batched solve, for each batch of
-// 32 steps or more and summed over the run, printed to stderr (the benchmark's breakdown).
-struct PhaseTimes {
-  static constexpr std::array<const char*, 5> kNames{"build", "cholesky", "whiten", "tridiagonal", "bisection"};
-  std::array<double, 5> ms{};
-  std::size_t steps = 0;
-  bool on = [] {
-    const char* env = std::getenv("SIMKIT_CCA_PHASES");
-    return env != nullptr && env[0] == '1';
-  }();
-  ~PhaseTimes() {
-    if (!on || steps == 0) return;
-    std::fprintf(stderr, "cca phases over %zu steps (us a step):", steps);
-    for (std::size_t i = 0; i < ms.size(); ++i) std::fprintf(stderr, " %s %.2f", kNames[i], 1000 * ms[i] / steps);
-    std::fprintf(stderr, "\n");
-  }
-};
-PhaseTimes phase_times;
+// SIMKIT_CCA_PHASES=1: the device time of each phase of a batched solve of 32 steps or
+// more, a line on stderr (the benchmark's breakdown in bench/results/cca.md).
+const bool phase_timing = [] {
+  const char* env = std::getenv("SIMKIT_CCA_PHASES");
+  return env != nullptr && env[0] == '1';
+}();
 
 // The steps' column sums: out[j d + c] = sums[c] + the added minus the removed rows'
 // values of column c up to step j.
@@ -497,8 +479,6 @@ void grow_zeroed(cuda::DeviceBuffer<double>& buffer, std::size_t count, cudaStre
 
 }  // namespace
 
-bool phase_timing() { return phase_times.on; }
-
 std::size_t StepSolver::bytes_per_step(std::size_t pair_dims, std::size_t small_dims) {
   // J, C (and L^-1, and a product of C's size), an outer panel, every panel's diagonal inverse.
   const std::size_t panels = (pair_dims + kPanel - 1) / kPanel;
@@ -517,7 +497,6 @@ void StepSolver::begin(const double* added, const std::vector<std::size_t>& adde
   removed_base_ = n_added;
   removed_rows_ = n_removed;
   if (steps_ == 0) return;
-  const double begun = phase_times.on ? seconds_now() : 0;
   const std::size_t values = (n_added + n_removed) * d;
   grow(rows_, values);
   if (staging_.size() < values) staging_ = cuda::PinnedBuffer<double>(std::max(values, 2 * staging_.size()));
@@ -539,7 +518,6 @@ void StepSolver::begin(const double* added, const std::vector<std::size_t>& adde
   SIMKIT_CUDA_CHECK_LAUNCH();
   // The host buffers may change once this returns.
   SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  if (phase_times.on && steps_ >= 32) std::fprintf(stderr, "cca begin: %zu steps %.3f ms\n", steps_, 1000 * (seconds_now() - begun));
 }
 
 void StepSolver::cholesky(double* mats, std::size_t stride, int ld, int n, int columns, bool store, int flag) {
@@ -559,21 +537,6 @@ void StepSolver::cholesky(double* mats, std::size_t stride, int ld, int n, int c
   const std::size_t shared = (kPanel * kPanel + kPanel) * sizeof(double);
   cuda::allow_dynamic_shared<cholesky_diagonal_kernel>(shared);
   const double minus_one = -1, one = 1, zero = 0;
-  // With phase timing: device time of the diagonal blocks, the panels and the trailing updates.
-  std::deque<cuda::Event> laps;
-  if (phase_times.on) {
-    laps.emplace_back(cudaEventDefault);
-    laps.emplace_back(cudaEventDefault);
-    laps[0].record(stream_);
-  }
-  double diagonal_ms = 0, panel_ms = 0, trailing_ms = 0;
-  const auto lap = [&](double& into) {
-    if (!phase_times.on) return;
-    laps[1].record(stream_);
-    SIMKIT_CUDA_CHECK(cudaEventSynchronize(laps[1].get()));
-    into += cuda::elapsed_ms(laps[0], laps[1]);
-    laps[0].record(stream_);
-  };
   for (int k0 = 0; k0 < columns; k0 += kOuter) {
     const int outer = std::min(kOuter, columns - k0), pld = n - k0;
     double* p = panel_.get();
@@ -583,13 +546,11 @@ void StepSolver::cholesky(double* mats, std::size_t stride, int ld, int n, int c
         SIMKIT_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, n - c, w, before, &minus_one,
                                                       p + (c - k0), pld, ps, p + (c - k0), pld, ps, &one,
                                                       mats + c + std::size_t(c) * ld, ld, ms, batch));
-        lap(panel_ms);
       }
       double* inverse = inverse_.get() + (c / kPanel) * steps_ * inverse_stride;  // this panel's, every matrix
       cholesky_diagonal_kernel<<<batch, kPanelThreads, shared, stream_>>>(mats, stride, ld, columns, c, w, store,
                                                                           inverse, tops_.get(), flags_.get(), flag);
       SIMKIT_CUDA_CHECK_LAUNCH();
-      lap(diagonal_ms);
       const int rows = n - c - w;
       if (rows <= 0) continue;
       double* below = mats + (c + w) + std::size_t(c) * ld;
@@ -601,7 +562,6 @@ void StepSolver::cholesky(double* mats, std::size_t stride, int ld, int n, int c
             into, panel_stride, pld, below, stride, ld, rows, w);
         SIMKIT_CUDA_CHECK_LAUNCH();
       }
-      lap(panel_ms);
     }
     // The trailing lower triangle, a column block at a time: A22 -= P P^T.
     for (int c0 = k0 + outer; c0 < n; c0 += 2 * kPanel) {
@@ -610,11 +570,7 @@ void StepSolver::cholesky(double* mats, std::size_t stride, int ld, int n, int c
                                                     p + (c0 - k0), pld, ps, p + (c0 - k0), pld, ps, &one,
                                                     mats + c0 + std::size_t(c0) * ld, ld, ms, batch));
     }
-    lap(trailing_ms);
   }
-  if (phase_times.on && steps_ >= 32)
-    std::fprintf(stderr, "cca cholesky n %d columns %d: us a step: diagonal %.2f panels %.2f trailing %.2f\n", n, columns,
-                 1000 * diagonal_ms / steps_, 1000 * panel_ms / steps_, 1000 * trailing_ms / steps_);
 }
 
 void StepSolver::whiten(double* schur, std::size_t schur_stride, int ld, int m) {
@@ -701,11 +657,12 @@ std::vector<double> StepSolver::solve(const double* m2, const std::vector<std::s
   grow(lambda_, steps_ * k);
   SIMKIT_CUDA_CHECK(cudaMemsetAsync(flags_.get(), 0, steps_ * sizeof(int), stream_));
 
+  const bool timed = phase_timing && steps_ >= 32;
   std::deque<cuda::Event> marks;  // (events do not move)
-  if (phase_times.on)
+  if (timed)
     for (int i = 0; i < 6; ++i) marks.emplace_back(cudaEventDefault);
   const auto mark = [&](int i) {
-    if (phase_times.on) marks[i].record(stream_);
+    if (timed) marks[i].record(stream_);
   };
   mark(0);
   build_kernel<<<dim3(blocks_for(p, 128), static_cast<unsigned>(p)), 128, 0, stream_>>>(
@@ -744,7 +701,6 @@ std::vector<double> StepSolver::solve(const double* m2, const std::vector<std::s
   SIMKIT_CUDA_CHECK_LAUNCH();
   mark(5);
 
-  const double solving = phase_times.on ? seconds_now() : 0;
   std::vector<double> lambda(steps_ * k);
   std::vector<int> flags(steps_);
   SIMKIT_CUDA_CHECK(cudaMemcpyAsync(lambda.data(), lambda_.get(), lambda.size() * sizeof(double),
@@ -752,18 +708,12 @@ std::vector<double> StepSolver::solve(const double* m2, const std::vector<std::s
   SIMKIT_CUDA_CHECK(cudaMemcpyAsync(flags.data(), flags_.get(), flags.size() * sizeof(int), cudaMemcpyDeviceToHost,
                                     stream_));
   SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  if (phase_times.on) {
-    std::array<double, 5> ms{};
-    for (int i = 0; i < 5; ++i) {
-      ms[i] = cuda::elapsed_ms(marks[i], marks[i + 1]);
-      phase_times.ms[i] += ms[i];
-    }
-    phase_times.steps += steps_;
-    if (steps_ >= 32)
-      std::fprintf(stderr, "cca solve: %zu steps p %d m %d, us a step: build %.2f cholesky %.2f whiten %.2f tridiagonal %.2f "
-                   "bisection %.2f; waited %.3f ms for the device\n", steps_, p, m, 1000 * ms[0] / steps_,
-                   1000 * ms[1] / steps_, 1000 * ms[2] / steps_, 1000 * ms[3] / steps_, 1000 * ms[4] / steps_,
-                   1000 * (seconds_now() - solving));
+  if (timed) {
+    const auto us = [&](int i) { return 1000 * cuda::elapsed_ms(marks[i], marks[i + 1]) / steps_; };
+    std::fprintf(stderr,
+                 "cca solve: %zu steps p %d m %d, us a step: build %.2f cholesky %.2f whiten %.2f tridiagonal %.2f "
+                 "bisection %.2f\n",
+                 steps_, p, m, us(0), us(1), us(2), us(3), us(4));
   }
   const int a_flag = a_small ? kSmallFlag : kBigFlag, b_flag = a_small ? kBigFlag : kSmallFlag;
   for (std::size_t j = 0; j < steps_; ++j) singular[j] = (flags[j] & a_flag) ? 1 : (flags[j] & b_flag) ? 2 : 0;

@@ -22,9 +22,6 @@
 
 namespace simkit::cca::detail {
 
-// SIMKIT_CCA_PHASES=1 asks for the timing lines (stderr) of the batched solve.
-bool phase_timing();
-
 class StepSolver {
  public:
   // Pairs whose smaller side is wider than this are solved one step at a time (the
