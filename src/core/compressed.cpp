@@ -68,36 +68,54 @@ class FileStream final : public ByteStream {
   std::uint64_t consumed_ = 0;
 };
 
-// What the decoders share: the file, a window of its bytes, and where that window starts.
+// What the decoders share: the file, a window of its bytes (the last `left_` of them not
+// yet decoded), and where that window starts in the file.
 class Decoder : public ByteStream {
  public:
   std::uint64_t consumed() const override { return file_.consumed(); }
 
  protected:
-  explicit Decoder(const std::string& path) : ByteStream(path), file_(path), buffer_(kInput) {}
-  // More input after what is left unread (`left` bytes at the window's end moved to its
-  // front); false at the end of the file.
-  bool refill(std::size_t left) {
-    if (left > 0) std::memmove(buffer_.data(), buffer_.data() + (size_ - left), left);
-    start_ += size_ - left;
-    const std::size_t n = file_.read(buffer_.data() + left, buffer_.size() - left);
-    size_ = left + n;
-    return n > 0;
+  // Opens the file and checks that it starts with `magic`.
+  Decoder(const std::string& path, std::string_view magic, const char* not_this_format)
+      : ByteStream(path), file_(path), buffer_(kInput) {
+    fill_to(magic.size());
+    expect(magic, not_this_format);
   }
-  // The unread bytes (`left` of them) topped up to at least `count` where the file has them.
-  std::size_t fill_to(std::size_t left, std::size_t count) {
-    while (left < count && refill(left)) left = size_;
-    return left;
+  // Undecoded input in hand (read more when none is); false at the end of the file.
+  bool have_input() {
+    if (left_ == 0 && refill()) left_ = size_;
+    return left_ > 0;
   }
-  // Checks the magic at the window's first unread byte (`left` unread bytes there).
-  void expect_magic(std::string_view magic, std::size_t left, const char* message) {
-    const char* at = buffer_.data() + (size_ - left);
-    if (left < magic.size() || std::memcmp(at, magic.data(), magic.size()) != 0)
-      throw InputError(Location::at_offset(path_, start_ + (size_ - left)), message);
+  // After a member (gzip) or stream (bzip2) ended: whether another follows, starting with
+  // `magic` (trailing bytes of anything else are refused).
+  bool next_member(std::string_view magic, std::string_view format) {
+    fill_to(magic.size());
+    if (left_ == 0) return false;
+    expect(magic, std::string("trailing bytes after the ") + std::string(format) + " data");
+    return true;
   }
-  char* unread(std::size_t left) { return buffer_.data() + (size_ - left); }
+  char* unread() { return buffer_.data() + (size_ - left_); }
 
   FileStream file_;
+  std::size_t left_ = 0;  // undecoded bytes at the window's end
+
+ private:
+  // More input after the undecoded bytes (moved to the window's front); false at the end.
+  bool refill() {
+    if (left_ > 0) std::memmove(buffer_.data(), unread(), left_);
+    start_ += size_ - left_;
+    const std::size_t n = file_.read(buffer_.data() + left_, buffer_.size() - left_);
+    size_ = left_ + n;
+    return n > 0;
+  }
+  void fill_to(std::size_t count) {
+    while (left_ < count && refill()) left_ = size_;
+  }
+  void expect(std::string_view magic, const std::string& message) {
+    if (left_ < magic.size() || std::memcmp(unread(), magic.data(), magic.size()) != 0)
+      throw InputError(Location::at_offset(path_, start_ + (size_ - left_)), message);
+  }
+
   std::vector<char> buffer_;
   std::size_t size_ = 0;     // bytes in the window
   std::uint64_t start_ = 0;  // the file offset of the window's first byte
@@ -106,9 +124,8 @@ class Decoder : public ByteStream {
 // gzip: one or more members back to back.
 class GzipStream final : public Decoder {
  public:
-  explicit GzipStream(const std::string& path) : Decoder(path) {
-    left_ = fill_to(0, 2);
-    expect_magic("\x1f\x8b", left_, "not gzip data (wrong magic); the name ends in .gz");
+  explicit GzipStream(const std::string& path)
+      : Decoder(path, "\x1f\x8b", "not gzip data (wrong magic); the name ends in .gz") {
     if (inflateInit2(&z_, 15 + 32) != Z_OK) throw Failure("zlib: cannot start inflating");
   }
   ~GzipStream() override { inflateEnd(&z_); }
@@ -119,20 +136,16 @@ class GzipStream final : public Decoder {
     z_.next_out = reinterpret_cast<Bytef*>(out);
     z_.avail_out = static_cast<uInt>(capacity);
     while (z_.avail_out == capacity) {
-      if (left_ == 0 && !refill(0)) damaged(path_, "gzip", "unexpected end of data");
-      if (left_ == 0) left_ = size_;
-      z_.next_in = reinterpret_cast<Bytef*>(unread(left_));
+      if (!have_input()) damaged(path_, "gzip", "unexpected end of data");
+      z_.next_in = reinterpret_cast<Bytef*>(unread());
       z_.avail_in = static_cast<uInt>(left_);
       const int status = inflate(&z_, Z_NO_FLUSH);
       left_ = z_.avail_in;
       if (status == Z_STREAM_END) {
-        // Another member, or the end (trailing bytes are refused by the magic check).
-        left_ = fill_to(left_, 2);
-        if (left_ == 0) {
+        if (!next_member("\x1f\x8b", "gzip")) {
           done_ = true;
           break;
         }
-        expect_magic("\x1f\x8b", left_, "trailing bytes after the gzip data");
         inflateReset(&z_);
       } else if (status != Z_OK && status != Z_BUF_ERROR) {
         damaged(path_, "gzip", z_.msg != nullptr ? z_.msg : "inflate failed");
@@ -143,16 +156,14 @@ class GzipStream final : public Decoder {
 
  private:
   z_stream z_{};
-  std::size_t left_ = 0;
   bool done_ = false;
 };
 
 // bzip2: one or more streams back to back.
 class Bzip2Stream final : public Decoder {
  public:
-  explicit Bzip2Stream(const std::string& path) : Decoder(path) {
-    left_ = fill_to(0, 3);
-    expect_magic("BZh", left_, "not bzip2 data (wrong magic); the name ends in .bz2");
+  explicit Bzip2Stream(const std::string& path)
+      : Decoder(path, "BZh", "not bzip2 data (wrong magic); the name ends in .bz2") {
     start_stream();
   }
   ~Bzip2Stream() override {
@@ -164,9 +175,8 @@ class Bzip2Stream final : public Decoder {
     capacity = std::min<std::size_t>(capacity, 1u << 30);
     std::size_t room = capacity;  // (a new stream's state starts empty: kept here)
     while (room == capacity) {
-      if (left_ == 0 && !refill(0)) damaged(path_, "bzip2", "unexpected end of data");
-      if (left_ == 0) left_ = size_;
-      b_.next_in = unread(left_);
+      if (!have_input()) damaged(path_, "bzip2", "unexpected end of data");
+      b_.next_in = unread();
       b_.avail_in = static_cast<unsigned>(left_);
       b_.next_out = out + (capacity - room);
       b_.avail_out = static_cast<unsigned>(room);
@@ -176,12 +186,10 @@ class Bzip2Stream final : public Decoder {
       if (status == BZ_STREAM_END) {
         BZ2_bzDecompressEnd(&b_);
         open_ = false;
-        left_ = fill_to(left_, 3);
-        if (left_ == 0) {
+        if (!next_member("BZh", "bzip2")) {
           done_ = true;
           break;
         }
-        expect_magic("BZh", left_, "trailing bytes after the bzip2 data");
         start_stream();
       } else if (status != BZ_OK) {
         damaged(path_, "bzip2", fmt::format("error {}", status));
@@ -198,15 +206,13 @@ class Bzip2Stream final : public Decoder {
   }
   bz_stream b_{};
   bool open_ = false, done_ = false;
-  std::size_t left_ = 0;
 };
 
 // Zstandard: frames back to back are one stream to the decoder.
 class ZstdStream final : public Decoder {
  public:
-  explicit ZstdStream(const std::string& path) : Decoder(path) {
-    left_ = fill_to(0, 4);
-    expect_magic("\x28\xb5\x2f\xfd", left_, "not Zstandard data (wrong magic); the name ends in .zst");
+  explicit ZstdStream(const std::string& path)
+      : Decoder(path, "\x28\xb5\x2f\xfd", "not Zstandard data (wrong magic); the name ends in .zst") {
     z_ = ZSTD_createDStream();
     if (z_ == nullptr) throw Failure("libzstd: cannot start decompressing");
     ZSTD_initDStream(z_);
@@ -217,19 +223,16 @@ class ZstdStream final : public Decoder {
     if (capacity == 0) return 0;
     ZSTD_outBuffer output{out, capacity, 0};
     while (output.pos == 0) {
-      if (left_ == 0) {
-        if (!refill(0)) {
-          // The end of the file: what the decoder still holds, and the last frame complete.
-          if (last_ == 0) return 0;
-          ZSTD_inBuffer none{nullptr, 0, 0};
-          last_ = ZSTD_decompressStream(z_, &output, &none);
-          if (ZSTD_isError(last_)) damaged(path_, "Zstandard", ZSTD_getErrorName(last_));
-          if (output.pos == 0) damaged(path_, "Zstandard", "unexpected end of data");
-          return output.pos;
-        }
-        left_ = size_;
+      if (!have_input()) {
+        // The end of the file: what the decoder still holds, and the last frame complete.
+        if (last_ == 0) return 0;
+        ZSTD_inBuffer none{nullptr, 0, 0};
+        last_ = ZSTD_decompressStream(z_, &output, &none);
+        if (ZSTD_isError(last_)) damaged(path_, "Zstandard", ZSTD_getErrorName(last_));
+        if (output.pos == 0) damaged(path_, "Zstandard", "unexpected end of data");
+        return output.pos;
       }
-      ZSTD_inBuffer input{unread(left_), left_, 0};
+      ZSTD_inBuffer input{unread(), left_, 0};
       last_ = ZSTD_decompressStream(z_, &output, &input);
       if (ZSTD_isError(last_)) damaged(path_, "Zstandard", ZSTD_getErrorName(last_));
       left_ -= input.pos;
@@ -239,7 +242,7 @@ class ZstdStream final : public Decoder {
 
  private:
   ZSTD_DStream* z_ = nullptr;
-  std::size_t left_ = 0, last_ = 0;
+  std::size_t last_ = 0;
 };
 
 bool ends_with(const std::string& s, std::string_view suffix) {
