@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "disco/key_counts.hpp"
 #include "disco_fixture.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
@@ -200,6 +201,36 @@ void expect_same_model(const disco::Model& a, const disco::Model& b) {
   EXPECT_EQ(a.features, b.features);
   EXPECT_EQ(a.mi, b.mi);  // the same counts give the same floats
   EXPECT_EQ(a.mi_sums, b.mi_sums);
+}
+
+TEST(Disco, KeyCountsSpillAndMergeExactly) {
+  // More distinct keys than the smallest budget holds (1 MiB: 65,536 pairs), in batches:
+  // the counts spill to temporary files and come back merged, in order, equal to a map's.
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  disco::KeyCounts counts(1);
+  std::map<std::uint64_t, std::uint64_t> want;
+  std::vector<std::uint64_t> batch;
+  for (int b = 0; b < 12; ++b) {
+    for (int i = 0; i < 40000; ++i) {
+      const std::uint64_t key = static_cast<std::uint64_t>(random.integer(0, 150000)) << 20 | random.integer(0, 3);
+      batch.push_back(key);
+      ++want[key];
+    }
+    counts.add(batch);
+    EXPECT_TRUE(batch.empty());
+  }
+  EXPECT_GT(counts.spills(), 1u);
+  auto next = want.begin();
+  std::size_t seen = 0;
+  counts.for_each([&](std::uint64_t key, std::uint64_t count) {
+    ASSERT_NE(next, want.end());
+    EXPECT_EQ(key, next->first);
+    EXPECT_EQ(count, next->second);
+    ++next;
+    ++seen;
+  });
+  EXPECT_EQ(seen, want.size());
 }
 
 TEST(Disco, PiecesAndSpillsCountExactly) {
