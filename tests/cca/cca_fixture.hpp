@@ -95,6 +95,19 @@ inline std::vector<double> stream_turning_singular(Random& random, std::size_t p
   return stream;
 }
 
+// Every `stride`-th report of a single pair equal to batch_cca of its window within 1e-6
+// (the float64 tolerance).
+inline void expect_equal_to_batch(const std::vector<cca::Report>& reports, const std::vector<double>& stream,
+                                  std::size_t p, std::size_t q, std::size_t n, double ridge, std::size_t stride = 1) {
+  for (std::size_t i = 0; i < reports.size(); i += stride) {
+    const cca::Report& r = reports[i];
+    ASSERT_EQ(r.pairs.size(), 1u);
+    const std::vector<double> expected = batch_cca(stream, p + q, r.t - n, n, p, q, ridge, r.pairs[0].rho.size());
+    for (std::size_t j = 0; j < expected.size(); ++j)
+      ASSERT_NEAR(r.pairs[0].rho[j], expected[j], 1e-6) << "t " << r.t << " rho_" << j + 1;
+  }
+}
+
 // Runs a tracker over stream_turning_singular's 700 tuples with a window of 80 and
 // checks that it reports every step before tuple 580 and refuses that one; the reports.
 inline std::vector<cca::Report> expect_refused_at_580(const cca::Layout& layout, cca::Options options,

@@ -15,16 +15,6 @@
 namespace simkit {
 namespace {
 
-void expect_equal_to_batch(const std::vector<cca::Report>& reports, const std::vector<double>& stream, std::size_t p,
-                           std::size_t q, std::size_t n, double ridge, double tolerance) {
-  for (const cca::Report& r : reports) {
-    ASSERT_EQ(r.pairs.size(), 1u);
-    const std::vector<double> expected = test::batch_cca(stream, p + q, r.t - n, n, p, q, ridge, r.pairs[0].rho.size());
-    for (std::size_t j = 0; j < expected.size(); ++j)
-      ASSERT_NEAR(r.pairs[0].rho[j], expected[j], tolerance) << "t " << r.t << " rho_" << j + 1;
-  }
-}
-
 TEST(Cca, ExactEqualsBatchCcaAtEveryStepOfTheDigitStream) {
   std::size_t count = 0;
   const std::vector<double> stream = test::digit_halves(count);
@@ -37,7 +27,7 @@ TEST(Cca, ExactEqualsBatchCcaAtEveryStepOfTheDigitStream) {
   ASSERT_EQ(reports.size(), count - options.window + 1);
   EXPECT_EQ(reports.front().t, 200u);
   EXPECT_EQ(reports.back().t, count);
-  expect_equal_to_batch(reports, stream, 32, 32, 200, 1e-2, 1e-6);
+  test::expect_equal_to_batch(reports, stream, 32, 32, 200, 1e-2);
   // The digit halves are strongly related: the leading correlation is high.
   EXPECT_GT(reports.back().pairs[0].rho[0], 0.8);
 }
@@ -55,7 +45,7 @@ TEST(Cca, ExactEqualsBatchCcaOnPlainLinearStreams) {
     const auto reports = test::track({{p, q}}, options, stream, 31);
     ASSERT_EQ(reports.size(), (700 - 60) / 3 + 1);
     EXPECT_EQ(reports[1].t, 63u);
-    expect_equal_to_batch(reports, stream, p, q, 60, 0.0, 1e-6);
+    test::expect_equal_to_batch(reports, stream, p, q, 60, 0.0);
   }
 }
 
@@ -90,7 +80,7 @@ TEST(Cca, BatchedStepsEqualOneAtATime) {
       for (std::size_t j = 0; j < one[i].pairs[0].rho.size(); ++j)
         ASSERT_NEAR(batched[i].pairs[0].rho[j], one[i].pairs[0].rho[j], 1e-10) << "t " << one[i].t;
     }
-    expect_equal_to_batch(batched, stream, c.p, c.q, c.window, c.ridge, 1e-6);
+    test::expect_equal_to_batch(batched, stream, c.p, c.q, c.window, c.ridge);
   }
 }
 
@@ -130,7 +120,7 @@ TEST(Cca, StaysExactOverLongDriftingStreams) {
   EXPECT_EQ(tracker.stats().tuples, count);
   EXPECT_GE(tracker.stats().recenters, count / 1600 - 1);
   ASSERT_GE(reports.size(), 10u);
-  expect_equal_to_batch(reports, stream, p, q, 100, 0.0, 1e-6);
+  test::expect_equal_to_batch(reports, stream, p, q, 100, 0.0);
 }
 
 TEST(Cca, SkipSolvesOnlyWhenTheChangePassesTheThreshold) {

@@ -3,9 +3,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
 #include <span>
 #include <string>
 
