@@ -1,6 +1,5 @@
 // simkit bench gemm: the seed's tile study (seed 002, part A) on simkit's tiled product,
 // beside cuBLAS in the same run.
-#include <algorithm>
 #include <map>
 #include <sstream>
 
