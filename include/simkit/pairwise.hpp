@@ -100,6 +100,9 @@ class BlockScorer {
   // True when all of B already lives on the device (load_b is then never called and
   // `b_slot` in score() is nullptr).
   virtual bool b_resident() const { return false; }
+  // Bytes of score tile this scorer runs best with (0: the engine's default, 32 MiB).
+  // Products over long rows keep tensor cores busier on larger tiles.
+  virtual std::size_t preferred_tile_bytes() const { return 0; }
   // Copies rows of A / B to device memory at `slot` (host-side staging is the scorer's).
   virtual void load_a(RowRange rows, void* slot, Stream stream) = 0;
   virtual void load_b(RowRange rows, void* slot, Stream stream) = 0;

@@ -25,7 +25,8 @@ BlockSizes block_sizes(const PairwiseJob& job, std::size_t tile_elements, std::s
   tile_elements = std::max<std::size_t>(tile_elements, 1);
   BlockSizes sizes;
   if (job.symmetric) {
-    const auto side = static_cast<std::size_t>(std::sqrt(static_cast<double>(tile_elements)));
+    auto side = static_cast<std::size_t>(std::sqrt(static_cast<double>(tile_elements)));
+    if (side >= 256) side -= side % 128;  // whole 128-row tiles for the products' kernels
     sizes.a = sizes.b = std::clamp<std::size_t>(side, 1, std::max<std::size_t>(job.rows_a, 1));
     return sizes;
   }

@@ -63,7 +63,7 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   const detail::DenseRows rows(model, options.features);
   if (rows.width == 0) return sparse();  // no features at all: every score is 0 either way
   if (options.device >= 0) return detail::all_pairs_gpu(model, rows, job, options, device_ms);
-  const std::size_t width = 2 * rows.width;
+  const std::size_t width = 2 * rows.pitch;
   use_single_threaded_blas();  // parallelism comes from the engine's threads
   return pairwise_cpu(job, [&](RowRange a, RowRange b, float* out, std::size_t ld) {
            thread_local std::vector<float> left, right;

@@ -9,17 +9,23 @@
 namespace simkit::disco::detail {
 
 // Maps feature ids to dense columns and writes rows [A_i | M_i] (left) or [M_i | A_i]
-// (right), 2F floats each, so that left_i . right_j = (A.M^T + M.A^T)_ij.
+// (right), 2 x pitch floats each (F values, then zeros to the pitch), so that
+// left_i . right_j = (A.M^T + M.A^T)_ij.
 struct DenseRows {
   std::vector<std::uint32_t> columns;  // feature ids, sorted, for lookup
   std::vector<std::uint32_t> column_of;  // dense column of columns[c]
   std::vector<float> sums;              // row sums of A, per word
   std::size_t width = 0;                // F
+  // Floats a half row takes: F rounded up to 32 (128 bytes), so that every half row
+  // starts aligned; cuBLAS falls back to far slower unaligned tensor-core kernels when
+  // a leading dimension is not a multiple of 4 (bench/results/disco.md).
+  std::size_t pitch = 0;
   bool stored = false;                  // the model's own dense form has these columns
 
   DenseRows(const Model& model, std::size_t features) {
     const std::vector<std::uint32_t> chosen = dense_columns(model, features);
     width = chosen.size();
+    pitch = (width + 31) / 32 * 32;
     stored = !model.dense.empty() && chosen == model.dense_features;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
     for (std::size_t c = 0; c < chosen.size(); ++c) by_id.emplace_back(chosen[c], static_cast<std::uint32_t>(c));
@@ -44,15 +50,15 @@ struct DenseRows {
     }
   }
 
-  // Rows first .. first + count into out (count x 2F, row-major): from the model's dense
-  // form when these are its columns, else from its sparse form.
+  // Rows first .. first + count into out (count x 2 pitch, row-major): from the model's
+  // dense form when these are its columns, else from its sparse form.
   void write(const Model& m, std::size_t first, std::size_t count, bool left, float* out) const {
-    std::fill(out, out + count * 2 * width, 0.0f);
+    std::fill(out, out + count * 2 * pitch, 0.0f);
     for (std::size_t r = 0; r < count; ++r) {
-      float* row = out + r * 2 * width;
+      float* row = out + r * 2 * pitch;
       const auto put = [&](std::size_t c, float mi) {
-        row[left ? c : width + c] = mi;
-        row[left ? width + c : c] = 1.0f;
+        row[left ? c : pitch + c] = mi;
+        row[left ? pitch + c : c] = 1.0f;
       };
       if (stored) {
         const float* values = m.dense.data() + (first + r) * width;

@@ -1,6 +1,10 @@
 // Dense Lin all-pairs on the GPU against the CPU: fp32 within 1e-5, TF32 lists mostly equal.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 #include "disco_fixture.hpp"
 #include "simkit/disco.hpp"
 #include "test_support.hpp"
@@ -46,6 +50,47 @@ TEST(GpuDisco, DenseEqualsTheCpu) {
         for (const auto j : cpu.row_indices(w)) overlap += i == j;
     EXPECT_GE(overlap, cpu.indices.size() * 95 / 100) << "TF32 top-10 overlap";
   }
+}
+
+// The largest relative difference of a list's scores from formula 3.8 in float64
+// (disco::similarity, the sparse merge), over entries with a nonzero score.
+double worst_relative_error(const disco::Model& model, const TopKLists& lists) {
+  double worst = 0;
+  for (std::size_t w = 0; w < model.size(); ++w) {
+    const auto indices = lists.row_indices(w);
+    const auto scores = lists.row_scores(w);
+    for (std::size_t s = 0; s < indices.size() && indices[s] < model.size(); ++s) {
+      const double exact = disco::similarity(model, w, indices[s]);
+      if (exact > 0) worst = std::max(worst, std::abs(scores[s] - exact) / exact);
+    }
+  }
+  return worst;
+}
+
+// fp32 on resident rows is split TF32 (A = hi + lo): as accurate as fp32 on the CUDA
+// cores, where TF32 alone is not.
+TEST(GpuDisco, SplitTf32HasFp32Accuracy) {
+  SIMKIT_REQUIRE_GPU();
+  const disco::Model model = sample_model(test::quick() ? 300 : 1000);
+  disco::AllPairsOptions options;
+  options.k = 10;
+  options.device = 0;
+  const TopKLists split = disco::all_pairs(model, options);
+  setenv("SIMKIT_DISCO_FP32", "cores", 1);
+  const TopKLists cores = disco::all_pairs(model, options);
+  unsetenv("SIMKIT_DISCO_FP32");
+  options.tf32 = true;
+  const TopKLists tf32 = disco::all_pairs(model, options);
+
+  const double split_error = worst_relative_error(model, split);
+  const double cores_error = worst_relative_error(model, cores);
+  const double tf32_error = worst_relative_error(model, tf32);
+  EXPECT_LE(split_error, 1e-5);
+  EXPECT_LE(cores_error, 1e-5);
+  EXPECT_GE(tf32_error, 10 * split_error) << "TF32 alone should be visibly less accurate";
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < cores.indices.size(); ++i) same += split.indices[i] == cores.indices[i];
+  EXPECT_GE(same, cores.indices.size() * 99 / 100);  // near-ties may swap
 }
 
 }  // namespace

@@ -50,10 +50,12 @@ bool fused_enabled() {
   return env == nullptr || std::strcmp(env, "0") != 0;
 }
 
-// Largest score tile; small enough to stay in the L2 cache between scoring and selection.
-std::size_t tile_cap_bytes() {
+// Largest score tile: SIMKIT_GPU_TILE_MB, else the scorer's preference, else small enough
+// to stay in the L2 cache between scoring and selection.
+std::size_t tile_cap_bytes(const BlockScorer& scorer) {
   if (const char* env = std::getenv("SIMKIT_GPU_TILE_MB"); env != nullptr && *env != '\0')
     return std::max<std::size_t>(1, std::strtoull(env, nullptr, 10)) * kMiB;
+  if (scorer.preferred_tile_bytes() != 0) return scorer.preferred_tile_bytes();
   return 32 * kMiB;  // measured best of 16, 32, 64 and 128 MiB on an H100 (bench/results/neighbors.md)
 }
 
@@ -97,7 +99,7 @@ Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device, bo
                          " is too small for this job: it needs at least ", format_byte_size(minimum)));
   const std::size_t available = budget - fixed;
 
-  detail::BlockSizes sizes = detail::block_sizes(job, tile_cap_bytes() / sizeof(float), kPreferredA);
+  detail::BlockSizes sizes = detail::block_sizes(job, tile_cap_bytes(scorer) / sizeof(float), kPreferredA);
   while (need(sizes.a, sizes.b) > available) {
     if (job.symmetric) {
       sizes.a = sizes.b = std::max<std::size_t>(1, sizes.a / 2);

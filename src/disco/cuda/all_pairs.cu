@@ -1,8 +1,16 @@
 // Dense Lin similarity on the GPU: a BlockScorer for the pairwise engine. The [M|A] rows
-// of every word stay on the device when they fit the budget's half, and cuBLAS (fp32, or
-// TF32 tensor cores) multiplies their halves in place; otherwise the engine loads blocks
-// of [A|M] and [M|A] rows built on the host. A small kernel divides each score by
-// s_i + s_j.
+// of every word stay on the device when they fit the budget's half, and cuBLAS multiplies
+// their halves in place on TF32 tensor cores; otherwise the engine loads blocks of [A|M]
+// and [M|A] rows built on the host. A small kernel divides each score by s_i + s_j.
+//
+// fp32 on resident rows is split TF32: A = hi + lo with hi A rounded to TF32 (11
+// significant bits) and lo = A - hi (exact in fp32). M is 0/1, exact in TF32, so
+// A.M^T = hi.M^T + lo.M^T loses only lo's bits past TF32's, 2^-22 of A: fp32 accuracy
+// from two tensor-core products instead of one product on the CUDA cores, at a sixth
+// of the time (bench/results/disco.md). SIMKIT_DISCO_FP32=cores keeps the CUDA cores
+// (the benchmark's baseline); blocks built on the host always use them in fp32.
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -25,24 +33,57 @@ __global__ void divide_by_sums(float* tile, std::size_t ld, std::size_t rows, st
     }
 }
 
+// x rounded to the nearest TF32 value (the low 13 of 23 fraction bits cleared).
+float to_tf32(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+bool fp32_on_cuda_cores() {
+  const char* env = std::getenv("SIMKIT_DISCO_FP32");
+  return env != nullptr && std::strcmp(env, "cores") == 0;
+}
+
 class LinScorer final : public gpu::BlockScorer {
  public:
+  static constexpr std::size_t kTileBytes = std::size_t{64} << 20;
+
   LinScorer(const Model& model, const DenseRows& rows, bool tf32, std::size_t budget)
-      : model_(model), rows_(rows), width_(2 * rows.width), tf32_(tf32) {
+      : model_(model), rows_(rows), width_(2 * rows.pitch), tf32_(tf32) {
     SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas_));
     sums_ = cuda::DeviceBuffer<float>(model.size());
     SIMKIT_CUDA_CHECK(cudaMemcpy(sums_.get(), rows.sums.data(), model.size() * sizeof(float), cudaMemcpyHostToDevice));
-    const std::size_t all_b = model.size() * width_ * sizeof(float);
-    if (all_b <= budget / 2) {  // every [M|A] row resident, built in pieces
-      resident_ = cuda::DeviceBuffer<float>(model.size() * width_);
-      constexpr std::size_t kPiece = 4096;
-      std::vector<float> host(kPiece * width_);
-      for (std::size_t first = 0; first < model.size(); first += kPiece) {
-        const std::size_t n = std::min(kPiece, model.size() - first);
-        rows.write(model, first, n, false, host.data());
-        SIMKIT_CUDA_CHECK(cudaMemcpy(resident_.get() + first * width_, host.data(), n * width_ * sizeof(float),
+    const std::size_t pitch = rows.pitch;
+    split_ = !tf32 && !fp32_on_cuda_cores();
+    const std::size_t all_b = model.size() * (width_ + (split_ ? pitch : 0)) * sizeof(float);
+    if (all_b > budget / 2) {
+      split_ = false;
+      return;
+    }
+    // Every [M|A] row resident (and A's low parts for split TF32), built in pieces.
+    resident_ = cuda::DeviceBuffer<float>(model.size() * width_);
+    if (split_) low_ = cuda::DeviceBuffer<float>(model.size() * pitch);
+    constexpr std::size_t kPiece = 4096;
+    std::vector<float> host(kPiece * width_), low(split_ ? kPiece * pitch : 0);
+    for (std::size_t first = 0; first < model.size(); first += kPiece) {
+      const std::size_t n = std::min(kPiece, model.size() - first);
+      rows.write(model, first, n, false, host.data());
+      if (split_) {
+        for (std::size_t r = 0; r < n; ++r)
+          for (std::size_t c = 0; c < pitch; ++c) {
+            float& a = host[r * width_ + pitch + c];
+            const float hi = to_tf32(a);
+            low[r * pitch + c] = a - hi;
+            a = hi;
+          }
+        SIMKIT_CUDA_CHECK(cudaMemcpy(low_.get() + first * pitch, low.data(), n * pitch * sizeof(float),
                                      cudaMemcpyHostToDevice));
       }
+      SIMKIT_CUDA_CHECK(cudaMemcpy(resident_.get() + first * width_, host.data(), n * width_ * sizeof(float),
+                                   cudaMemcpyHostToDevice));
     }
   }
   ~LinScorer() override { cublasDestroy(cublas_); }
@@ -52,6 +93,9 @@ class LinScorer final : public gpu::BlockScorer {
   std::size_t bytes_per_row_a() const override { return b_resident() ? sizeof(float) : width_ * sizeof(float); }
   std::size_t bytes_per_row_b() const override { return width_ * sizeof(float); }
   bool b_resident() const override { return resident_.size() > 0; }
+  // The products are 2F deep: a 64 MiB tile (4096 x 4096) ran TF32 all pairs at N =
+  // 100,000 in 0.57 s against 0.71 s at the default 32 MiB (H100, bench/results/disco.md).
+  std::size_t preferred_tile_bytes() const override { return kTileBytes; }
   void load_a(RowRange rows, void* slot, gpu::Stream stream) override {
     if (!b_resident()) load(rows, true, slot, stream);
   }
@@ -61,22 +105,28 @@ class LinScorer final : public gpu::BlockScorer {
     // tile (row-major a x b, stride ld) seen column-major is (b x a) = B(b x w) . A^T.
     SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_, stream));
     const float one = 1.0f, zero = 0.0f;
-    const cublasComputeType_t compute = tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    const auto gemm = [&](const float* b_rows, const float* a_rows, int depth, int lead, const float* beta) {
+    const cublasComputeType_t compute =
+        tf32_ || split_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const auto gemm = [&](const float* b_rows, int lead_b, const float* a_rows, int lead_a, int depth,
+                          const float* beta) {
       SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
-                                       static_cast<int>(a.size()), depth, &one, b_rows, CUDA_R_32F, lead, a_rows,
-                                       CUDA_R_32F, lead, beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
+                                       static_cast<int>(a.size()), depth, &one, b_rows, CUDA_R_32F, lead_b, a_rows,
+                                       CUDA_R_32F, lead_a, beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
                                        CUBLAS_GEMM_DEFAULT));
     };
-    const int w = static_cast<int>(width_), f = w / 2;
+    const int w = static_cast<int>(width_), p = w / 2;
     if (b_resident()) {
       // Rows [M|A] of both blocks in place: A_a.M_b^T + M_a.A_b^T as two products of halves.
       const float* ya = resident_.get() + a.begin * width_;
       const float* yb = resident_.get() + b.begin * width_;
-      gemm(yb, ya + f, f, w, &zero);  // M_b . A_a^T
-      gemm(yb + f, ya, f, w, &one);   // A_b . M_a^T, added
+      gemm(yb, w, ya + p, w, p, &zero);  // M_b . A_a^T
+      gemm(yb + p, w, ya, w, p, &one);   // A_b . M_a^T, added
+      if (split_) {                      // the low parts of A, with the same M halves
+        gemm(yb, w, low_.get() + a.begin * p, p, p, &one);
+        gemm(low_.get() + b.begin * p, p, ya, w, p, &one);
+      }
     } else {
-      gemm(static_cast<const float*>(b_slot), static_cast<const float*>(a_slot), w, w, &zero);
+      gemm(static_cast<const float*>(b_slot), w, static_cast<const float*>(a_slot), w, w, &zero);
     }
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(a.size(), 65535));
     divide_by_sums<<<blocks, 256, 0, stream>>>(tile, ld, a.size(), b.size(), sums_.get() + a.begin,
@@ -97,8 +147,9 @@ class LinScorer final : public gpu::BlockScorer {
   const DenseRows& rows_;
   std::size_t width_;
   bool tf32_;
+  bool split_ = false;  // fp32 as split TF32 (resident rows only)
   cublasHandle_t cublas_ = nullptr;
-  cuda::DeviceBuffer<float> sums_, resident_;
+  cuda::DeviceBuffer<float> sums_, resident_, low_;
   std::vector<float> host_;
 };
 
