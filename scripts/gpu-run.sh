@@ -10,8 +10,9 @@
 # postings: simkit_bench_postings on the seed's data shape (synthetic) and on the whole Brown
 # Corpus (.gpu/postings.tar.xz, staged by gpu-stage.sh), every CPU algorithm against the GPU.
 # disco: simkit_bench_disco at the thesis's sizes (dense all pairs, fp32 and tf32, synthetic
-# MI matrices; DISCO_SIZES) with its PyTorch peer, and a model of the real corpus
-# (.gpu/disco.tar.xz) built and scored against the gold standards.
+# MI matrices; DISCO_SIZES) with its PyTorch peer, and models of the real corpora
+# (.gpu/disco.tar.xz, with and without the Python documentation) built, scored against the
+# gold standards and run all pairs in the sparse form.
 # lvq: simkit_bench_lvq at the seed's scale (synthetic 2,144,749 x 160, 3755 classes; 1 and
 # 8 prototypes a class; mb 1 .. 8192; both distance kernels at small mb) with its PyTorch
 # peer, and the test error on Fashion-MNIST (.gpu/fashion-mnist, staged by gpu-stage.sh).
@@ -141,6 +142,11 @@ if [[ " $parts " == *" disco "* ]]; then
   fi
   bench_step simkit_bench_disco disco_gpu "$stage"/bin/simkit_bench_disco --device cuda --sizes "$sizes" \
     "${extra[@]}" --json "$out/disco_gpu.json"
+  if [ -f "$data/disco/corpus-py.txt" ]; then  # the larger corpus: every word, sparse form
+    bench_step simkit_bench_disco_py disco_gpu_py "$stage"/bin/simkit_bench_disco --device cuda \
+      --corpus "$data/disco/corpus-py.txt" --gold "$data/disco/EN-WS-353-ALL.txt" "$data/disco/EN-SIMLEX-999.txt" \
+      "$data/disco/EN-RG-65.txt" --json "$out/disco_gpu_py.json"
+  fi
   timeout "$step_timeout" python3 bench/peers/torch_disco.py --sizes "$sizes" --json "$out/disco_torch.json" \
     > "$out/disco_torch.txt" 2>&1
   note "torch disco peer: exit $?"
@@ -220,7 +226,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

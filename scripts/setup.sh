@@ -4,7 +4,8 @@
 #   setup.sh --bench   also the CPU peers for benchmarks (FAISS, numpy, OpenMP OpenBLAS) and
 #                      their data (the Boost headers for near-duplicate detection, Fashion-MNIST
 #                      and scikit-learn's digits for LVQ)
-#   setup.sh --samples also what scripts/make-sample-vectors.sh needs (fastText, texts)
+#   setup.sh --samples also what scripts/make-sample-vectors.sh and sample-corpus.py need
+#                      (fastText, texts, the Python 3.11 documentation)
 # Installs only what is missing, so a second run costs nothing.
 set -euo pipefail
 
@@ -17,7 +18,7 @@ packages=(cmake ninja-build g++ pkg-config python3
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(python3-numpy python3-faiss libopenblas0-openmp hyperfine libboost1.74-dev dataset-fashion-mnist python3-sklearn) ;;
-    --samples) packages+=(fasttext bible-kjv wordnet-base) ;;
+    --samples) packages+=(fasttext bible-kjv wordnet-base python3.11-doc) ;;
     *) echo "setup.sh: unknown option $arg (use --bench or --samples)" >&2; exit 2 ;;
   esac
 done

@@ -87,14 +87,16 @@ std::vector<Neighbour> most_similar(const Model& model, std::size_t word, std::s
 //          matrix of their MI values and M its 0/1 pattern; the numerator A.M^T + M.A^T is
 //          one product [A|M].[M|A]^T (BLAS on the CPU, cuBLAS on the GPU), divided by
 //          s_i + s_j, the row sums of A. With every feature it equals the sparse form.
-//   sparse the compressed form: two sorted feature lists merged a pair (CPU).
+//          On a GPU, fp32 runs as split TF32 (A = hi + lo; fp32 accuracy), tf32 as TF32.
+//   sparse the compressed form, every feature: on the CPU two sorted feature lists merged
+//          a pair; on a GPU the numerators summed from the features' inverted lists.
 enum class Form { dense, sparse };
 struct AllPairsOptions {
   std::size_t k = 10;
   Form form = Form::dense;
   std::size_t features = 0;
-  int device = -1;              // CUDA device for the dense form; -1 = the CPU
-  bool tf32 = false;            // GPU: TF32 tensor cores for the product (else exact fp32)
+  int device = -1;              // CUDA device; -1 = the CPU
+  bool tf32 = false;            // GPU, dense: TF32 tensor cores for the product (else fp32 accuracy)
   std::size_t memory_budget = 0;
 };
 // The dense form's columns: feature ids, most common first (ties by lower id); the

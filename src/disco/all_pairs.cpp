@@ -56,10 +56,8 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
                  out[(i - a.begin) * ld + (j - b.begin)] = static_cast<float>(similarity(model, i, j));
            }).topk;
   };
-  if (options.form == Form::sparse) {
-    if (options.device >= 0) throw UsageError("the sparse form runs on the CPU only (use --form dense on a GPU)");
-    return sparse();
-  }
+  if (options.form == Form::sparse)
+    return options.device >= 0 ? detail::all_pairs_sparse_gpu(model, job, options, device_ms) : sparse();
   const detail::DenseRows rows(model, options.features);
   if (rows.width == 0) return sparse();  // no features at all: every score is 0 either way
   if (options.device >= 0) return detail::all_pairs_gpu(model, rows, job, options, device_ms);

@@ -50,23 +50,25 @@ struct DenseRows {
     }
   }
 
-  // Rows first .. first + count into out (count x 2 pitch, row-major): from the model's
-  // dense form when these are its columns, else from its sparse form.
+  // Calls f(column, mi) for each of word w's nonzero columns: from the model's dense form
+  // when these are its columns, else from its sparse form.
+  template <typename F>
+  void each(const Model& m, std::size_t w, F&& f) const {
+    if (!stored) return for_each(m, w, f);
+    const float* values = m.dense.data() + w * width;
+    for (std::size_t c = 0; c < width; ++c)
+      if (values[c] != 0) f(c, values[c]);
+  }
+
+  // Rows first .. first + count into out (count x 2 pitch, row-major).
   void write(const Model& m, std::size_t first, std::size_t count, bool left, float* out) const {
     std::fill(out, out + count * 2 * pitch, 0.0f);
     for (std::size_t r = 0; r < count; ++r) {
       float* row = out + r * 2 * pitch;
-      const auto put = [&](std::size_t c, float mi) {
+      each(m, first + r, [&](std::size_t c, float mi) {
         row[left ? c : pitch + c] = mi;
         row[left ? pitch + c : c] = 1.0f;
-      };
-      if (stored) {
-        const float* values = m.dense.data() + (first + r) * width;
-        for (std::size_t c = 0; c < width; ++c)
-          if (values[c] != 0) put(c, values[c]);
-      } else {
-        for_each(m, first + r, put);
-      }
+      });
     }
   }
 };

@@ -11,4 +11,10 @@ namespace simkit::disco::detail {
 TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const PairwiseJob& job,
                         const AllPairsOptions& options, double* device_ms);
 
+// The job in the sparse form on CUDA device options.device: every feature, scores summed
+// from the words' inverted lists (src/disco/cuda/sparse_pairs.cu). Throws Failure
+// without CUDA.
+TopKLists all_pairs_sparse_gpu(const Model& model, const PairwiseJob& job, const AllPairsOptions& options,
+                               double* device_ms);
+
 }  // namespace simkit::disco::detail

@@ -87,7 +87,7 @@ int run_similar_all(const QueryOptions& options, const Context& context, const d
   all.features = options.features;
   all.tf32 = options.precision == "tf32";
   all.memory_budget = context.memory_budget;
-  if (context.device.cuda && all.form == disco::Form::dense) all.device = context.device.index;
+  if (context.device.cuda) all.device = context.device.index;
   const auto start = std::chrono::steady_clock::now();
   TopKLists lists;
   double device_ms = -1;
@@ -228,11 +228,11 @@ Runner add_disco_command(CLI::App& app) {
   s->add_option("--format", similar->format, "tsv")->capture_default_str();
   s->add_flag("--all", similar->all, "every word's k most similar words (all pairs, on the GPU when there is one)");
   s->add_flag("--full", similar->full, "with --all: the whole N x N matrix (N <= 20,000), a header of words first");
-  s->add_option("--form", similar->form, "--all: dense (one matrix product; --features columns) or sparse (merges, CPU)")
+  s->add_option("--form", similar->form, "--all: dense (one matrix product; --features columns) or sparse (every feature: merges on the CPU, inverted lists on the GPU)")
       ->capture_default_str();
   s->add_option("--features", similar->features, "--all, dense: the F features most words have (0 = every feature)")
       ->capture_default_str();
-  s->add_option("--precision", similar->precision, "--all on a GPU: fp32 (exact) or tf32 (tensor cores)")
+  s->add_option("--precision", similar->precision, "--all, dense, on a GPU: fp32 (fp32 accuracy, split TF32 products) or tf32 (tensor cores, faster)")
       ->capture_default_str();
   add_query("evaluate",
             "Spearman's rho of the model's similarities against word-similarity gold standards\n"

@@ -44,6 +44,14 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+// A device copy of host elements (at least one element, so that the pointer is valid).
+template <typename T>
+DeviceBuffer<T> to_device(const T* host, std::size_t count) {
+  DeviceBuffer<T> device(count > 0 ? count : 1);
+  if (count > 0) SIMKIT_CUDA_CHECK(cudaMemcpy(device.get(), host, count * sizeof(T), cudaMemcpyHostToDevice));
+  return device;
+}
+
 template <typename T>
 class PinnedBuffer {
  public:

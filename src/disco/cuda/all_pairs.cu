@@ -11,11 +11,13 @@
 // (the benchmark's baseline); blocks built on the host always use them in fp32.
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
+#include "disco/cuda/lin_tile.hpp"
 #include "disco/gpu.hpp"
 #include "simkit/device.hpp"
 
@@ -23,8 +25,8 @@ namespace simkit::disco::detail {
 
 namespace {
 
-__global__ void divide_by_sums(float* tile, std::size_t ld, std::size_t rows, std::size_t cols, const float* sums_a,
-                               const float* sums_b) {
+__global__ void divide_kernel(float* tile, std::size_t ld, std::size_t rows, std::size_t cols, const float* sums_a,
+                              const float* sums_b) {
   for (std::size_t i = blockIdx.x; i < rows; i += gridDim.x)
     for (std::size_t j = threadIdx.x; j < cols; j += blockDim.x) {
       const float d = sums_a[i] + sums_b[j];
@@ -34,13 +36,32 @@ __global__ void divide_by_sums(float* tile, std::size_t ld, std::size_t rows, st
 }
 
 // x rounded to the nearest TF32 value (the low 13 of 23 fraction bits cleared).
-float to_tf32(float x) {
-  std::uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
+__device__ __forceinline__ float to_tf32(float x) {
+  std::uint32_t u = __float_as_uint(x);
   if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
+  return __uint_as_float(u);
 }
+
+// Rows [M|A] (width 2 pitch, zeroed before) from the words' entries (column, MI); with
+// `low`, A's high TF32 part goes to the row and the rest to low (pitch a row).
+__global__ void scatter_rows(const std::uint64_t* offsets, const std::uint32_t* columns, const float* values,
+                             std::size_t words, std::size_t pitch, float* rows, float* low) {
+  for (std::size_t w = blockIdx.x; w < words; w += gridDim.x)
+    for (std::uint64_t e = offsets[w] + threadIdx.x; e < offsets[w + 1]; e += blockDim.x) {
+      const std::size_t c = columns[e];
+      const float v = values[e];
+      float* row = rows + w * 2 * pitch;
+      row[c] = 1.0f;
+      if (low != nullptr) {
+        const float hi = to_tf32(v);
+        row[pitch + c] = hi;
+        low[w * pitch + c] = v - hi;
+      } else {
+        row[pitch + c] = v;
+      }
+    }
+}
+
 
 bool fp32_on_cuda_cores() {
   const char* env = std::getenv("SIMKIT_DISCO_FP32");
@@ -63,28 +84,33 @@ class LinScorer final : public gpu::BlockScorer {
       split_ = false;
       return;
     }
-    // Every [M|A] row resident (and A's low parts for split TF32), built in pieces.
+    // Every [M|A] row resident (and A's low parts for split TF32), scattered on the
+    // device from the words' entries: a few bytes a feature cross the bus, not 2F floats
+    // a word.
     resident_ = cuda::DeviceBuffer<float>(model.size() * width_);
-    if (split_) low_ = cuda::DeviceBuffer<float>(model.size() * pitch);
-    constexpr std::size_t kPiece = 4096;
-    std::vector<float> host(kPiece * width_), low(split_ ? kPiece * pitch : 0);
-    for (std::size_t first = 0; first < model.size(); first += kPiece) {
-      const std::size_t n = std::min(kPiece, model.size() - first);
-      rows.write(model, first, n, false, host.data());
-      if (split_) {
-        for (std::size_t r = 0; r < n; ++r)
-          for (std::size_t c = 0; c < pitch; ++c) {
-            float& a = host[r * width_ + pitch + c];
-            const float hi = to_tf32(a);
-            low[r * pitch + c] = a - hi;
-            a = hi;
-          }
-        SIMKIT_CUDA_CHECK(cudaMemcpy(low_.get() + first * pitch, low.data(), n * pitch * sizeof(float),
-                                     cudaMemcpyHostToDevice));
-      }
-      SIMKIT_CUDA_CHECK(cudaMemcpy(resident_.get() + first * width_, host.data(), n * width_ * sizeof(float),
-                                   cudaMemcpyHostToDevice));
+    SIMKIT_CUDA_CHECK(cudaMemset(resident_.get(), 0, resident_.size() * sizeof(float)));
+    if (split_) {
+      low_ = cuda::DeviceBuffer<float>(model.size() * pitch);
+      SIMKIT_CUDA_CHECK(cudaMemset(low_.get(), 0, low_.size() * sizeof(float)));
     }
+    std::vector<std::uint64_t> offsets{0};
+    std::vector<std::uint32_t> columns;
+    std::vector<float> values;
+    for (std::size_t w = 0; w < model.size(); ++w) {
+      rows.each(model, w, [&](std::size_t c, float mi) {
+        columns.push_back(static_cast<std::uint32_t>(c));
+        values.push_back(mi);
+      });
+      offsets.push_back(columns.size());
+    }
+    const auto d_offsets = cuda::to_device(offsets.data(), offsets.size());
+    const auto d_columns = cuda::to_device(columns.data(), columns.size());
+    const auto d_values = cuda::to_device(values.data(), values.size());
+    scatter_rows<<<static_cast<unsigned>(std::min<std::size_t>(std::max<std::size_t>(model.size(), 1), 65535)), 128>>>(
+        d_offsets.get(), d_columns.get(), d_values.get(), model.size(), pitch, resident_.get(),
+        split_ ? low_.get() : nullptr);
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
   ~LinScorer() override { cublasDestroy(cublas_); }
 
@@ -128,10 +154,7 @@ class LinScorer final : public gpu::BlockScorer {
     } else {
       gemm(static_cast<const float*>(b_slot), w, static_cast<const float*>(a_slot), w, w, &zero);
     }
-    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(a.size(), 65535));
-    divide_by_sums<<<blocks, 256, 0, stream>>>(tile, ld, a.size(), b.size(), sums_.get() + a.begin,
-                                               sums_.get() + b.begin);
-    SIMKIT_CUDA_CHECK_LAUNCH();
+    divide_by_sums(tile, ld, a.size(), b.size(), sums_.get() + a.begin, sums_.get() + b.begin, stream);
   }
 
  private:
@@ -154,6 +177,14 @@ class LinScorer final : public gpu::BlockScorer {
 };
 
 }  // namespace
+
+void divide_by_sums(float* tile, std::size_t ld, std::size_t rows, std::size_t cols, const float* sums_a,
+                    const float* sums_b, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(rows, 65535));
+  divide_kernel<<<blocks, 256, 0, stream>>>(tile, ld, rows, cols, sums_a, sums_b);
+  SIMKIT_CUDA_CHECK_LAUNCH();
+}
 
 TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const PairwiseJob& job,
                         const AllPairsOptions& options, double* device_ms) {
