@@ -29,7 +29,8 @@ TEST(DiscoCli, BuildCompareSimilarEvaluate) {
   const auto all = test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--device", "cpu"});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find(lines[0] + "\n"), std::string::npos) << all.out;  // the same list as for the word alone
-  const auto sparse = test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--form", "sparse"});
+  const auto sparse =
+      test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--form", "sparse", "--device", "cpu"});
   EXPECT_EQ(sparse.out, all.out);
   const auto full = test::run_simkit({"disco", "similar", "--model", model, "--all", "--full", "--device", "cpu"});
   ASSERT_EQ(full.exit_code, 0) << full.err;
@@ -39,6 +40,9 @@ TEST(DiscoCli, BuildCompareSimilarEvaluate) {
   if (test::gpu_available()) {
     const auto gpu = test::run_simkit({"disco", "similar", "--model", model, "--all", "--k", "2", "--device", "cuda"});
     EXPECT_EQ(gpu.out, all.out) << gpu.err;
+    const auto gpu_sparse = test::run_simkit(
+        {"disco", "similar", "--model", model, "--all", "--k", "2", "--form", "sparse", "--device", "cuda"});
+    EXPECT_EQ(gpu_sparse.out, all.out) << gpu_sparse.err;
   }
   // A model that keeps its dense form over 5 columns answers as the dense form made then.
   const std::string with_dense = (dir / "dense.skd").string();
