@@ -29,19 +29,38 @@ const std::vector<Tile>& tiles();
 void multiply(const Tile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b,
               float* c);
 
+// The tensor-core product (Hopper, compute capability 9.0): C (m x n) = A (m x k) . B^T
+// with B given as n x k rows (both operands row-major along K), in TF32 (each operand's
+// top 10 fraction bits; fp32 sums), on warpgroup MMA. A tile is the C block of one thread
+// block (128 x bn) and the stages of K its shared-memory ring holds.
+struct TensorTile {
+  int bm = 128, bn = 256;
+  int stages = 4;
+  std::string name() const {  // "wgmma tf32 128x256/4"
+    return "wgmma tf32 " + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(stages);
+  }
+};
+// The tiles this build and device have (empty without a Hopper GPU or an sm_90a build).
+const std::vector<TensorTile>& tensor_tiles();
+// Needs k a multiple of 4 and 16-byte aligned A and B (throws UsageError otherwise, or
+// when tensor_tiles() is empty).
+void multiply_tf32(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                   const float* b, float* c);
+
 // The seed's study: every tile at each size (square products), beside cuBLAS fp32 and
 // TF32 in the same run, timed with device events (median of `reps` after a warm-up), each
-// tile's product checked against cuBLAS fp32 (max relative error over the entries).
+// tile's product checked against cuBLAS fp32 (max relative error over the entries). Then,
+// on Hopper, C = A . B^T: cuBLAS TF32 and fp32 on that layout and each tensor tile.
 struct StudyOptions {
   std::vector<std::size_t> sizes{512, 8192};
   int reps = 5;
   int device = 0;
 };
 struct Timing {
-  std::string name;           // a tile's name, or "cuBLAS fp32", "cuBLAS tf32"
+  std::string name;           // a tile's name, or "cuBLAS fp32", "cuBLAS tf32", "cuBLAS tf32 A.B^T"
   std::size_t size = 0;       // m = n = k
   double ms = 0, tflops = 0;  // median time, rate
-  double max_relative_error = 0;  // against cuBLAS fp32 (tiles only)
+  double max_relative_error = 0;  // against cuBLAS fp32 on the same layout (tiles only)
 };
 std::vector<Timing> study(const StudyOptions& options);
 

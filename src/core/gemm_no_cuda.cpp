@@ -13,6 +13,15 @@ void multiply(const Tile&, std::size_t, std::size_t, std::size_t, const float*, 
   throw UsageError("the tiled product runs on a GPU; this simkit was built without CUDA");
 }
 
+const std::vector<TensorTile>& tensor_tiles() {
+  static const std::vector<TensorTile> none;
+  return none;
+}
+
+void multiply_tf32(const TensorTile&, std::size_t, std::size_t, std::size_t, const float*, const float*, float*) {
+  throw UsageError("the tensor-core product runs on a GPU; this simkit was built without CUDA");
+}
+
 std::vector<Timing> study(const StudyOptions&) {
   throw UsageError("simkit bench gemm needs a GPU; this simkit was built without CUDA");
 }

@@ -9,6 +9,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
+#include "simkit/error.hpp"
 #include "simkit/gemm.hpp"
 #include "test_support.hpp"
 
@@ -48,6 +49,48 @@ TEST(GpuGemm, EveryTileEqualsTheProductOnAnyShape) {
         ASSERT_NEAR(got[e], want[e], (double(s.k) * 6e-8 + 1e-7) * bound[e] + 1e-30) << "entry " << e;
     }
   }
+}
+
+// The tensor-core product C = A . B^T (TF32) at each of its tiles, against float64: each
+// term's operands lose at most 2^-10 of themselves to TF32, so an entry stays within
+// 2^-8 of the sum of its terms' magnitudes. Shapes no tile divides, K not a multiple of
+// the 32-float slice, long and skinny ones; the output is poisoned with NaN first.
+TEST(GpuGemm, TensorTilesEqualTheProductOnAnyShape) {
+  SIMKIT_REQUIRE_GPU();
+  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  struct Shape {
+    std::size_t m, n, k;
+  };
+  const Shape shapes[] = {{1, 1, 4}, {7, 13, 36}, {130, 300, 68}, {1, 1000, 64}, {1000, 1, 64},
+                          {257, 513, 300}, {300, 200, 1028}, {5, 3, 0}};
+  for (const Shape& s : shapes) {
+    const std::vector<float> a = random.floats(s.m * s.k), b = random.floats(s.n * s.k);
+    std::vector<double> want(s.m * s.n, 0.0), bound(s.m * s.n, 0.0);
+    for (std::size_t i = 0; i < s.m; ++i)
+      for (std::size_t j = 0; j < s.n; ++j)
+        for (std::size_t l = 0; l < s.k; ++l) {
+          const double term = double(a[i * s.k + l]) * b[j * s.k + l];
+          want[i * s.n + j] += term;
+          bound[i * s.n + j] += std::fabs(term);
+        }
+    const auto da = cuda::to_device(a.data(), a.size()), db = cuda::to_device(b.data(), b.size());
+    cuda::DeviceBuffer<float> dc(s.m * s.n);
+    for (const gemm::TensorTile& tile : gemm::tensor_tiles()) {
+      SCOPED_TRACE(testing::Message() << tile.name() << " on " << s.m << " x " << s.n << " x " << s.k);
+      SIMKIT_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, s.m * s.n * sizeof(float)));
+      gemm::multiply_tf32(tile, s.m, s.n, s.k, da.get(), db.get(), dc.get());
+      SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<float> got(s.m * s.n);
+      SIMKIT_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      for (std::size_t e = 0; e < got.size(); ++e)
+        ASSERT_NEAR(got[e], want[e], 0x1p-8 * bound[e] + 1e-30) << "entry " << e;
+    }
+  }
+  // K must be a multiple of 4 (16-byte rows).
+  cuda::DeviceBuffer<float> x(64);
+  EXPECT_THROW(gemm::multiply_tf32(gemm::tensor_tiles()[0], 2, 2, 6, x.get(), x.get(), x.get()), UsageError);
 }
 
 }  // namespace

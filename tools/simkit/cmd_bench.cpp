@@ -36,24 +36,35 @@ int run_gemm(const GemmOptions& options) {
   study.reps = options.reps;
   study.device = context.device.index;
   const std::vector<gemm::Timing> timings = gemm::study(study);
-  // Each row beside cuBLAS fp32 at its size.
-  std::map<std::size_t, double> cublas;
-  for (const auto& t : timings)
+  // Each row beside cuBLAS fp32 and TF32 at its size (tensor tiles: cuBLAS TF32 on their
+  // layout, C = A . B^T).
+  std::map<std::size_t, double> cublas, cublas_tf32, cublas_tf32_nt;
+  for (const auto& t : timings) {
     if (t.name == "cuBLAS fp32") cublas[t.size] = t.tflops;
+    if (t.name == "cuBLAS tf32") cublas_tf32[t.size] = t.tflops;
+    if (t.name == "cuBLAS tf32 A.B^T") cublas_tf32_nt[t.size] = t.tflops;
+  }
+  const auto of_tf32 = [&](const gemm::Timing& t) {
+    const bool nt = t.name.rfind("wgmma", 0) == 0 || t.name == "cuBLAS tf32 A.B^T";
+    const double base = nt ? cublas_tf32_nt[t.size] : cublas_tf32[t.size];
+    return base > 0 ? t.tflops / base : 0.0;
+  };
   OutputFile out(options.output);
   if (options.format == "json") {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& t : timings)
       rows.push_back({{"kernel", t.name}, {"size", t.size}, {"ms", t.ms}, {"tflops", t.tflops},
-                      {"of_cublas_fp32", t.tflops / cublas[t.size]}, {"max_relative_error", t.max_relative_error}});
+                      {"of_cublas_fp32", t.tflops / cublas[t.size]}, {"of_cublas_tf32", of_tf32(t)},
+                      {"max_relative_error", t.max_relative_error}});
     out.write(nlohmann::json{{"device", context.device.name}, {"rows", rows}}.dump(2) + "\n");
   } else {
     std::ostringstream text;
     text << "# " << context.device.name << ": C = A B, fp32, n x n x n; tiles TMxTN/BK (a thread's C block, the "
-         << "shared-memory depth)\nkernel\tn\tms\tTFLOP/s\tof cuBLAS fp32\tmax rel error\n";
+         << "shared-memory depth); wgmma tf32 BMxBN/stages: C = A B^T on tensor cores, beside cuBLAS on that layout\n"
+         << "kernel\tn\tms\tTFLOP/s\tof cuBLAS fp32\tof cuBLAS tf32\tmax rel error\n";
     for (const auto& t : timings)
-      text << fmt::format("{}\t{}\t{:.3f}\t{:.2f}\t{:.1f}%\t{}\n", t.name, t.size, t.ms, t.tflops,
-                          100 * t.tflops / cublas[t.size],
+      text << fmt::format("{}\t{}\t{:.3f}\t{:.2f}\t{:.1f}%\t{:.1f}%\t{}\n", t.name, t.size, t.ms, t.tflops,
+                          100 * t.tflops / cublas[t.size], 100 * of_tf32(t),
                           t.name.rfind("cuBLAS", 0) == 0 ? std::string("-") : fmt::format("{:.1e}", t.max_relative_error));
     out.write(text.str());
   }

@@ -19,6 +19,7 @@
 #include "core/cuda/memory.hpp"
 #include "core/cuda/dot_candidates_wgmma.hpp"
 #include "core/cuda/fused_device.cuh"
+#include "core/cuda/wgmma.cuh"
 
 namespace simkit::cuda::detail {
 
@@ -43,16 +44,8 @@ using fused::copy16;
 using fused::copy_commit;
 using fused::copy_wait;
 
-// Byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte-swizzled tile.
-__device__ __forceinline__ unsigned swizzled(int row, int chunk) {
-  return static_cast<unsigned>(row * 128 + ((chunk ^ (row & 7)) << 4));
-}
-
-// Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row atoms 1024 bytes apart.
-__device__ __forceinline__ std::uint64_t descriptor(unsigned address) {
-  return static_cast<std::uint64_t>((address & 0x3FFFF) >> 4) | (std::uint64_t{1} << 16) |
-         (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
-}
+using wgmma::descriptor;
+using wgmma::swizzled;
 
 // One m64n128k16 MMA of the warpgroup, both operands from shared memory; the same
 // instruction for both half types but for its type names (TYPE: "f16" or "bf16").

@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <string>
@@ -10,6 +11,9 @@
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/tiled_gemm.cuh"
+#ifdef SIMKIT_HAVE_WGMMA
+#include "core/cuda/gemm_wgmma.hpp"
+#endif
 #include "simkit/error.hpp"
 #include "simkit/gemm.hpp"
 
@@ -81,6 +85,19 @@ __global__ void error_kernel(const float* c, const float* ref, std::size_t n, un
   atomicMax(out + 1, __float_as_uint(scale));
 }
 
+// max |c - ref| / max |ref| over n entries (device memory; `scratch` holds two unsigneds).
+double relative_error(const float* c, const float* ref, std::size_t n, unsigned* scratch) {
+  SIMKIT_CUDA_CHECK(cudaMemset(scratch, 0, 2 * sizeof(unsigned)));
+  error_kernel<<<1024, 256>>>(c, ref, n, scratch);
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  unsigned bits[2];
+  SIMKIT_CUDA_CHECK(cudaMemcpy(bits, scratch, sizeof bits, cudaMemcpyDeviceToHost));
+  float diff, scale;
+  std::memcpy(&diff, &bits[0], 4);
+  std::memcpy(&scale, &bits[1], 4);
+  return scale > 0 ? diff / scale : diff;
+}
+
 }  // namespace
 
 const std::vector<Tile>& tiles() {
@@ -90,6 +107,32 @@ const std::vector<Tile>& tiles() {
     return out;
   }();
   return all;
+}
+
+const std::vector<TensorTile>& tensor_tiles() {
+  static const std::vector<TensorTile> none;
+#ifdef SIMKIT_HAVE_WGMMA
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess && major == 9 &&
+      minor == 0)
+    return detail::tensor_tiles_impl();
+#endif
+  return none;
+}
+
+void multiply_tf32(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                   const float* b, float* c) {
+  if (tensor_tiles().empty())
+    throw UsageError("the TF32 tensor-core product needs a compute-capability 9.0 GPU (Hopper) and an sm_90a build");
+  if (k % 4 != 0 || reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0)
+    throw UsageError("the TF32 tensor-core product needs k a multiple of 4 and 16-byte aligned operands (k = " +
+                     std::to_string(k) + ")");
+  if (m == 0 || n == 0) return;
+#ifdef SIMKIT_HAVE_WGMMA
+  detail::multiply_tf32_impl(tile, m, n, k, a, b, c, nullptr);
+#endif
 }
 
 void multiply(const Tile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b,
@@ -145,15 +188,24 @@ std::vector<Timing> study(const StudyOptions& options) {
       for (const Entry& e : entries()) {
         SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));  // NaN: every entry must be written
         const double ms = time([&] { e.launch(s, s, s, a.get(), b.get(), c.get(), nullptr); });
-        SIMKIT_CUDA_CHECK(cudaMemset(error.get(), 0, 2 * sizeof(unsigned)));
-        error_kernel<<<1024, 256>>>(c.get(), ref.get(), s * s, error.get());
-        SIMKIT_CUDA_CHECK_LAUNCH();
-        unsigned bits[2];
-        SIMKIT_CUDA_CHECK(cudaMemcpy(bits, error.get(), sizeof bits, cudaMemcpyDeviceToHost));
-        float diff, scale;
-        std::memcpy(&diff, &bits[0], 4);
-        std::memcpy(&scale, &bits[1], 4);
-        out.push_back({e.tile.name(), s, ms, flops / ms / 1e9, scale > 0 ? diff / scale : diff});
+        out.push_back({e.tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get())});
+      }
+      // C = A . B^T (B as rows along K, the tensor-core kernel's layout): cuBLAS TF32 and
+      // fp32 (the reference) on it, then each tensor tile.
+      if (tensor_tiles().empty()) continue;
+      const auto cublas_nt = [&](float* into) {
+        SIMKIT_CUBLAS_CHECK(
+            cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b.get(), n, a.get(), n, &zero, into, n));
+      };
+      SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_TF32_TENSOR_OP_MATH));
+      const double nt_ms = time([&] { cublas_nt(c.get()); });
+      out.push_back({"cuBLAS tf32 A.B^T", s, nt_ms, flops / nt_ms / 1e9, 0});
+      SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
+      cublas_nt(ref.get());
+      for (const TensorTile& tile : tensor_tiles()) {
+        SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));
+        const double ms = time([&] { multiply_tf32(tile, s, s, s, a.get(), b.get(), c.get()); });
+        out.push_back({tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get())});
       }
     }
   } catch (...) {
