@@ -21,6 +21,7 @@
 
 #include "simkit/device.hpp"
 #include "simkit/disco.hpp"
+#include "simkit/gemm.hpp"
 #include "simkit/io.hpp"
 #include "timing.hpp"
 
@@ -133,14 +134,21 @@ int main(int argc, char** argv) {
       options.device = d.index;
       // fp32 on the CUDA cores first (the reference lists), then fp32 as split TF32 (the
       // default), then TF32.
+      // TF32 by cuBLAS and by simkit's tensor-core kernel (Hopper only).
       struct Variant {
         const char* name;
         bool tf32;
         bool cores;
+        disco::ProductKernel kernel;
       };
-      for (const Variant v : {Variant{"gpu_fp32_cores", false, true}, Variant{"gpu_fp32", false, false},
-                              Variant{"gpu_tf32", true, false}}) {
+      std::vector<Variant> variants{{"gpu_fp32_cores", false, true, disco::ProductKernel::cublas},
+                                    {"gpu_fp32", false, false, disco::ProductKernel::cublas},
+                                    {"gpu_tf32", true, false, disco::ProductKernel::cublas}};
+      if (!gemm::tensor_tiles().empty())
+        variants.push_back({"gpu_tf32_simkit_kernel", true, false, disco::ProductKernel::simkit});
+      for (const Variant& v : variants) {
         options.tf32 = v.tf32;
+        options.kernel = v.kernel;
         if (v.cores) setenv("SIMKIT_DISCO_FP32", "cores", 1);
         else unsetenv("SIMKIT_DISCO_FP32");
         double ms = 0;

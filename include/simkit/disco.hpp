@@ -91,12 +91,18 @@ std::vector<Neighbour> most_similar(const Model& model, std::size_t word, std::s
 //   sparse the compressed form, every feature: on the CPU two sorted feature lists merged
 //          a pair; on a GPU the numerators summed from the features' inverted lists.
 enum class Form { dense, sparse };
+// What multiplies the dense form's TF32 tiles on a GPU: cuBLAS (two products, then a
+// division pass) or simkit's tensor-core kernel (one product, the division in its
+// epilogue; Hopper GPUs). automatic: both timed on a tile of the job's size, the faster
+// kept; fp32 always uses cuBLAS.
+enum class ProductKernel { automatic, cublas, simkit };
 struct AllPairsOptions {
   std::size_t k = 10;
   Form form = Form::dense;
   std::size_t features = 0;
   int device = -1;              // CUDA device; -1 = the CPU
   bool tf32 = false;            // GPU, dense: TF32 tensor cores for the product (else fp32 accuracy)
+  ProductKernel kernel = ProductKernel::automatic;
   std::size_t memory_budget = 0;
 };
 // The dense form's columns: feature ids, most common first (ties by lower id); the

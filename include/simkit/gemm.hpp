@@ -32,12 +32,15 @@ void multiply(const Tile& tile, std::size_t m, std::size_t n, std::size_t k, con
 // The tensor-core product (Hopper, compute capability 9.0): C (m x n) = A (m x k) . B^T
 // with B given as n x k rows (both operands row-major along K), in TF32 (each operand's
 // top 10 fraction bits; fp32 sums), on warpgroup MMA. A tile is the C block of one thread
-// block (128 x bn) and the stages of K its shared-memory ring holds.
+// block (128 x bn), the stages of K its shared-memory ring holds, and the row tiles a
+// raster group spans (blocks go down `group` row tiles, then to the next column tile).
 struct TensorTile {
   int bm = 128, bn = 256;
   int stages = 4;
-  std::string name() const {  // "wgmma tf32 128x256/4"
-    return "wgmma tf32 " + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(stages);
+  int group = 8;
+  std::string name() const {  // "wgmma tf32 128x256/4 g8"
+    return "wgmma tf32 " + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(stages) + " g" +
+           std::to_string(group);
   }
 };
 // The tiles this build and device have (empty without a Hopper GPU or an sm_90a build).

@@ -44,6 +44,9 @@ TEST(DiscoCli, BuildCompareSimilarEvaluate) {
         {"disco", "similar", "--model", model, "--all", "--k", "2", "--form", "sparse", "--device", "cuda"});
     EXPECT_EQ(gpu_sparse.out, all.out) << gpu_sparse.err;
   }
+  test::expect_refused({"disco", "similar", "--model", model, "--all", "--kernel", "magma", "-o",
+                        (dir / "kernel.tsv").string()},
+                       "expected auto, cublas or simkit", dir / "kernel.tsv");
   // A model that keeps its dense form over 5 columns answers as the dense form made then.
   const std::string with_dense = (dir / "dense.skd").string();
   ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "corpus.txt").string(), "-o", with_dense, "--window", "3",

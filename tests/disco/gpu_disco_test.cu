@@ -7,6 +7,8 @@
 
 #include "disco_fixture.hpp"
 #include "simkit/disco.hpp"
+#include "simkit/error.hpp"
+#include "simkit/gemm.hpp"
 #include "test_support.hpp"
 
 namespace simkit {
@@ -100,6 +102,35 @@ TEST(GpuDisco, SparseEqualsTheCpu) {
   options.form = disco::Form::dense;
   const TopKLists dense = disco::all_pairs(model, options);
   for (std::size_t i = 0; i < gpu.scores.size(); ++i) EXPECT_NEAR(dense.scores[i], gpu.scores[i], 1e-5);
+}
+
+// simkit's tensor-core kernel (one product, the division in its epilogue) against the
+// CPU: each score within TF32's bound (each term loses at most 2^-9 of itself, and a
+// Lin score is a ratio of positive sums), the lists mostly equal; fp32 is refused.
+TEST(GpuDisco, SimkitKernelMatchesTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  for (const auto& [words, features] : {std::pair<std::size_t, std::size_t>{test::quick() ? 300 : 700, 0},
+                                        std::pair<std::size_t, std::size_t>{test::quick() ? 600 : 3000, 2000}}) {
+    const disco::Model model = sample_model(words);
+    disco::AllPairsOptions options;
+    options.k = 10;
+    options.features = features;
+    const TopKLists cpu = disco::all_pairs(model, options);
+    options.device = 0;
+    options.tf32 = true;
+    options.kernel = disco::ProductKernel::simkit;
+    const TopKLists simkit = disco::all_pairs(model, options);
+    ASSERT_EQ(simkit.scores.size(), cpu.scores.size());
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < cpu.scores.size(); ++i) {
+      EXPECT_NEAR(simkit.scores[i], cpu.scores[i], 4e-3) << "slot " << i << ", features " << features;
+      same += simkit.indices[i] == cpu.indices[i];
+    }
+    EXPECT_GE(same, cpu.indices.size() * 95 / 100) << "features " << features;
+    options.tf32 = false;
+    EXPECT_THROW(disco::all_pairs(model, options), UsageError);
+  }
 }
 
 // fp32 on resident rows is split TF32 (A = hi + lo): as accurate as fp32 on the CUDA

@@ -35,6 +35,7 @@ struct QueryOptions {
   std::string form = "dense";
   std::size_t features = 0;
   std::string precision = "fp32";
+  std::string kernel = "auto";
 };
 
 int run_build(const BuildOptions& options) {
@@ -79,6 +80,8 @@ int run_similar_all(const QueryOptions& options, const Context& context, const d
     throw UsageError(fmt::format("--form {}: expected dense or sparse", quote(options.form)));
   if (options.precision != "fp32" && options.precision != "tf32")
     throw UsageError(fmt::format("--precision {}: expected fp32 or tf32", quote(options.precision)));
+  if (options.kernel != "auto" && options.kernel != "cublas" && options.kernel != "simkit")
+    throw UsageError(fmt::format("--kernel {}: expected auto, cublas or simkit", quote(options.kernel)));
   if (options.full && model.size() > 20000)
     throw UsageError(fmt::format("--full prints an N x N matrix; {} words is too many (at most 20,000)", model.size()));
   disco::AllPairsOptions all;
@@ -86,6 +89,9 @@ int run_similar_all(const QueryOptions& options, const Context& context, const d
   all.form = options.form == "dense" ? disco::Form::dense : disco::Form::sparse;
   all.features = options.features;
   all.tf32 = options.precision == "tf32";
+  all.kernel = options.kernel == "simkit"   ? disco::ProductKernel::simkit
+               : options.kernel == "cublas" ? disco::ProductKernel::cublas
+                                            : disco::ProductKernel::automatic;
   all.memory_budget = context.memory_budget;
   if (context.device.cuda) all.device = context.device.index;
   const auto start = std::chrono::steady_clock::now();
@@ -233,6 +239,10 @@ Runner add_disco_command(CLI::App& app) {
   s->add_option("--features", similar->features, "--all, dense: the F features most words have (0 = every feature)")
       ->capture_default_str();
   s->add_option("--precision", similar->precision, "--all, dense, on a GPU: fp32 (fp32 accuracy, split TF32 products) or tf32 (tensor cores, faster)")
+      ->capture_default_str();
+  s->add_option("--kernel", similar->kernel,
+                "--all, dense, tf32, on a GPU: what multiplies the tiles: cublas, simkit (its tensor-core kernel with "
+                "the division fused; Hopper) or auto (both timed on one tile, the faster kept)")
       ->capture_default_str();
   add_query("evaluate",
             "Spearman's rho of the model's similarities against word-similarity gold standards\n"

@@ -28,6 +28,19 @@ struct Store {
   __device__ void operator()(std::size_t row, std::size_t col, float value) const { c[row * ld + col] = value; }
 };
 
+// Lin's similarity (DISCO, formula 3.8): the product is the numerator, divided by
+// s_i + s_j (0 where that is 0).
+struct LinScore {
+  float* c;
+  std::size_t ld;
+  const float* sums_a;
+  const float* sums_b;
+  __device__ void operator()(std::size_t row, std::size_t col, float value) const {
+    const float d = sums_a[row] + sums_b[col];
+    c[row * ld + col] = d > 0 ? value / d : 0.0f;
+  }
+};
+
 template <int TM, int TN, int BK, typename Epilogue>
 __global__ void __launch_bounds__(kThreads) tiled_kernel(std::size_t m, std::size_t n, std::size_t k, const float* a,
                                                          const float* b, Epilogue epilogue) {

@@ -12,14 +12,20 @@
 #include <cstdint>
 #include <cstdlib>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
 #include "disco/cuda/lin_tile.hpp"
+#ifdef SIMKIT_HAVE_WGMMA
+#include "core/cuda/gemm_wgmma.hpp"
+#endif
 #include "disco/gpu.hpp"
 #include "simkit/device.hpp"
+#include "simkit/error.hpp"
+#include "simkit/gemm.hpp"
 
 namespace simkit::disco::detail {
 
@@ -72,8 +78,13 @@ class LinScorer final : public gpu::BlockScorer {
  public:
   static constexpr std::size_t kTileBytes = std::size_t{64} << 20;
 
-  LinScorer(const Model& model, const DenseRows& rows, bool tf32, std::size_t budget)
+  LinScorer(const Model& model, const DenseRows& rows, bool tf32, ProductKernel kernel, std::size_t budget)
       : model_(model), rows_(rows), width_(2 * rows.pitch), tf32_(tf32) {
+    if (kernel == ProductKernel::simkit) {
+      if (!tf32) throw UsageError("--kernel simkit multiplies TF32 tiles only (use --precision tf32)");
+      if (gemm::tensor_tiles().empty())
+        throw UsageError("--kernel simkit needs a Hopper GPU (compute capability 9.0); use --kernel cublas");
+    }
     SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas_));
     sums_ = cuda::DeviceBuffer<float>(model.size());
     SIMKIT_CUDA_CHECK(cudaMemcpy(sums_.get(), rows.sums.data(), model.size() * sizeof(float), cudaMemcpyHostToDevice));
@@ -111,7 +122,11 @@ class LinScorer final : public gpu::BlockScorer {
         split_ ? low_.get() : nullptr);
     SIMKIT_CUDA_CHECK_LAUNCH();
     SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    if (tf32 && kernel != ProductKernel::cublas && !gemm::tensor_tiles().empty())
+      simkit_kernel_ = kernel == ProductKernel::simkit || simkit_measures_faster(model.size());
   }
+
+  bool uses_simkit_kernel() const { return simkit_kernel_; }
   ~LinScorer() override { cublasDestroy(cublas_); }
 
   // With every [M|A] row resident, blocks of A need no staging: their halves are read in
@@ -141,6 +156,11 @@ class LinScorer final : public gpu::BlockScorer {
                                        CUBLAS_GEMM_DEFAULT));
     };
     const int w = static_cast<int>(width_), p = w / 2;
+    if (simkit_kernel_) {
+      lin_scores(resident_.get() + a.begin * width_, a.size(), resident_.get() + b.begin * width_, b.size(),
+                 sums_.get() + a.begin, sums_.get() + b.begin, tile, ld, stream);
+      return;
+    }
     if (b_resident()) {
       // Rows [M|A] of both blocks in place: A_a.M_b^T + M_a.A_b^T as two products of halves.
       const float* ya = resident_.get() + a.begin * width_;
@@ -158,6 +178,47 @@ class LinScorer final : public gpu::BlockScorer {
   }
 
  private:
+  // One pass of simkit's kernel: rows [M|A] of block a read as [A|M] (rotated by the
+  // pitch) against rows [M|A] of block b, the division in the epilogue.
+  void lin_scores(const float* rows_a, std::size_t n_a, const float* rows_b, std::size_t n_b, const float* sums_a,
+                  const float* sums_b, float* tile, std::size_t ld, cudaStream_t stream) {
+#ifdef SIMKIT_HAVE_WGMMA
+    gemm::detail::lin_scores_tf32(n_a, n_b, width_, rows_a, width_ / 2, rows_b, sums_a, sums_b, tile, ld, stream);
+#else
+    (void)rows_a, (void)n_a, (void)rows_b, (void)n_b, (void)sums_a, (void)sums_b, (void)tile, (void)ld, (void)stream;
+    throw Failure("internal: simkit's tensor-core kernel is not in this build");
+#endif
+  }
+
+  // Times one tile of the job's size (the engine's 4,096 rows, or every word) both ways,
+  // the median of three after a warm-up each, on a scratch tile.
+  bool simkit_measures_faster(std::size_t words) {
+    const std::size_t side = std::min<std::size_t>(words, 4096);
+    if (side == 0) return false;
+    cuda::DeviceBuffer<float> scratch(side * side);
+    cuda::Stream stream;
+    cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+    const auto time = [&](bool simkit) {
+      std::vector<double> ms;
+      for (int r = 0; r < 4; ++r) {
+        start.record(stream.get());
+        simkit_kernel_ = simkit;
+        score(nullptr, RowRange{0, side}, nullptr, RowRange{0, side}, scratch.get(), side, stream.get());
+        stop.record(stream.get());
+        SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+        if (r > 0) ms.push_back(cuda::elapsed_ms(start, stop));
+      }
+      std::sort(ms.begin(), ms.end());
+      return ms[1];
+    };
+    const double cublas_ms = time(false), simkit_ms = time(true);
+    simkit_kernel_ = false;
+    if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
+      std::fprintf(stderr, "disco: a %zu x %zu TF32 tile: cuBLAS %.3f ms, simkit %.3f ms\n", side, side, cublas_ms,
+                   simkit_ms);
+    return simkit_ms < cublas_ms;
+  }
+
   // Built on the host and copied before returning (the host buffer is reused at once).
   void load(RowRange rows, bool left, void* slot, gpu::Stream stream) {
     host_.resize(rows.size() * width_);
@@ -171,6 +232,7 @@ class LinScorer final : public gpu::BlockScorer {
   std::size_t width_;
   bool tf32_;
   bool split_ = false;  // fp32 as split TF32 (resident rows only)
+  bool simkit_kernel_ = false;  // TF32 tiles by simkit's kernel (resident rows only)
   cublasHandle_t cublas_ = nullptr;
   cuda::DeviceBuffer<float> sums_, resident_, low_;
   std::vector<float> host_;
@@ -191,7 +253,9 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
   const cuda::DeviceGuard guard(options.device);
   const std::size_t budget =
       options.memory_budget != 0 ? options.memory_budget : gpu_memory(options.device).free / 10 * 8;
-  LinScorer scorer(model, rows, options.tf32, budget);
+  LinScorer scorer(model, rows, options.tf32, options.kernel, budget);
+  if (options.kernel == ProductKernel::simkit && !scorer.uses_simkit_kernel())
+    throw UsageError("--kernel simkit needs the rows resident on the GPU; raise --memory-budget");
   gpu::Engine engine(options.device);
   PairwiseJob j = job;
   j.memory_budget = budget / 2;
