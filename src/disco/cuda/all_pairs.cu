@@ -248,20 +248,28 @@ void divide_by_sums(float* tile, std::size_t ld, std::size_t rows, std::size_t c
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
 
-TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const PairwiseJob& job,
-                        const AllPairsOptions& options, double* device_ms) {
-  const cuda::DeviceGuard guard(options.device);
-  const std::size_t budget =
-      options.memory_budget != 0 ? options.memory_budget : gpu_memory(options.device).free / 10 * 8;
-  LinScorer scorer(model, rows, options.tf32, options.kernel, budget);
-  if (options.kernel == ProductKernel::simkit && !scorer.uses_simkit_kernel())
-    throw UsageError("--kernel simkit needs the rows resident on the GPU; raise --memory-budget");
+std::size_t job_budget(const AllPairsOptions& options) {
+  return options.memory_budget != 0 ? options.memory_budget : gpu_memory(options.device).free / 10 * 8;
+}
+
+TopKLists run_engine(const PairwiseJob& job, gpu::BlockScorer& scorer, const AllPairsOptions& options,
+                     std::size_t budget, double* device_ms) {
   gpu::Engine engine(options.device);
   PairwiseJob j = job;
   j.memory_budget = budget / 2;
   const PairwiseResult result = engine.run(j, scorer);
   if (device_ms != nullptr) *device_ms = engine.last_ms();
   return result.topk;
+}
+
+TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const PairwiseJob& job,
+                        const AllPairsOptions& options, double* device_ms) {
+  const cuda::DeviceGuard guard(options.device);
+  const std::size_t budget = job_budget(options);
+  LinScorer scorer(model, rows, options.tf32, options.kernel, budget);
+  if (options.kernel == ProductKernel::simkit && !scorer.uses_simkit_kernel())
+    throw UsageError("--kernel simkit needs the rows resident on the GPU; raise --memory-budget");
+  return run_engine(job, scorer, options, budget, device_ms);
 }
 
 }  // namespace simkit::disco::detail

@@ -146,15 +146,9 @@ class SparseLinScorer final : public gpu::BlockScorer {
 TopKLists all_pairs_sparse_gpu(const Model& model, const PairwiseJob& job, const AllPairsOptions& options,
                                double* device_ms) {
   const cuda::DeviceGuard guard(options.device);
-  const std::size_t budget =
-      options.memory_budget != 0 ? options.memory_budget : gpu_memory(options.device).free / 10 * 8;
+  const std::size_t budget = job_budget(options);
   SparseLinScorer scorer(model, budget);
-  gpu::Engine engine(options.device);
-  PairwiseJob j = job;
-  j.memory_budget = budget / 2;
-  const PairwiseResult result = engine.run(j, scorer);
-  if (device_ms != nullptr) *device_ms = engine.last_ms();
-  return result.topk;
+  return run_engine(job, scorer, options, budget, device_ms);
 }
 
 }  // namespace simkit::disco::detail
