@@ -87,7 +87,9 @@ std::vector<Neighbour> most_similar(const Model& model, std::size_t word, std::s
 //          matrix of their MI values and M its 0/1 pattern; the numerator A.M^T + M.A^T is
 //          one product [A|M].[M|A]^T (BLAS on the CPU, cuBLAS on the GPU), divided by
 //          s_i + s_j, the row sums of A. With every feature it equals the sparse form.
-//          On a GPU, fp32 runs as split TF32 (A = hi + lo; fp32 accuracy), tf32 as TF32.
+//          On a GPU, fp32 runs as split TF32 (A = hi + lo; fp32 accuracy) when the rows
+//          and A's low parts fit half the memory budget, else on the CUDA cores; tf32 as
+//          TF32. `kernel` and `tf32` matter only for the dense form on a GPU.
 //   sparse the compressed form, every feature: on the CPU two sorted feature lists merged
 //          a pair; on a GPU the numerators summed from the features' inverted lists.
 enum class Form { dense, sparse };

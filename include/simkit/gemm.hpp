@@ -53,7 +53,8 @@ void multiply_tf32(const TensorTile& tile, std::size_t m, std::size_t n, std::si
 // The seed's study: every tile at each size (square products), beside cuBLAS fp32 and
 // TF32 in the same run, timed with device events (median of `reps` after a warm-up), each
 // tile's product checked against cuBLAS fp32 (max relative error over the entries). Then,
-// on Hopper, C = A . B^T: cuBLAS TF32 and fp32 on that layout and each tensor tile.
+// on Hopper, C = A . B^T: cuBLAS TF32 and fp32 on that layout and each tensor tile (sizes
+// that are multiples of 4).
 struct StudyOptions {
   std::vector<std::size_t> sizes{512, 8192};
   int reps = 5;

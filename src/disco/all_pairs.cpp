@@ -61,14 +61,14 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   const detail::DenseRows rows(model, options.features);
   if (rows.width == 0) return sparse();  // no features at all: every score is 0 either way
   if (options.device >= 0) return detail::all_pairs_gpu(model, rows, job, options, device_ms);
-  const std::size_t width = 2 * rows.pitch;
+  const std::size_t width = 2 * rows.width;
   use_single_threaded_blas();  // parallelism comes from the engine's threads
   return pairwise_cpu(job, [&](RowRange a, RowRange b, float* out, std::size_t ld) {
            thread_local std::vector<float> left, right;
            left.resize(a.size() * width);
            right.resize(b.size() * width);
-           rows.write(model, a.begin, a.size(), true, left.data());
-           rows.write(model, b.begin, b.size(), false, right.data());
+           rows.write(model, a.begin, a.size(), true, left.data(), rows.width);
+           rows.write(model, b.begin, b.size(), false, right.data(), rows.width);
            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(a.size()), static_cast<int>(b.size()),
                        static_cast<int>(width), 1.0f, left.data(), static_cast<int>(width), right.data(),
                        static_cast<int>(width), 0.0f, out, static_cast<int>(ld));

@@ -9,7 +9,7 @@
 namespace simkit::disco::detail {
 
 // Maps feature ids to dense columns and writes rows [A_i | M_i] (left) or [M_i | A_i]
-// (right), 2 x pitch floats each (F values, then zeros to the pitch), so that
+// (right), each half F values and then zeros to its length, so that
 // left_i . right_j = (A.M^T + M.A^T)_ij.
 struct DenseRows {
   std::vector<std::uint32_t> columns;  // feature ids, sorted, for lookup
@@ -60,14 +60,15 @@ struct DenseRows {
       if (values[c] != 0) f(c, values[c]);
   }
 
-  // Rows first .. first + count into out (count x 2 pitch, row-major).
-  void write(const Model& m, std::size_t first, std::size_t count, bool left, float* out) const {
-    std::fill(out, out + count * 2 * pitch, 0.0f);
+  // Rows first .. first + count into out (count x 2 half, row-major; half >= F: the
+  // GPU's pitch, or F on the CPU, where BLAS gains nothing from the padding).
+  void write(const Model& m, std::size_t first, std::size_t count, bool left, float* out, std::size_t half) const {
+    std::fill(out, out + count * 2 * half, 0.0f);
     for (std::size_t r = 0; r < count; ++r) {
-      float* row = out + r * 2 * pitch;
+      float* row = out + r * 2 * half;
       each(m, first + r, [&](std::size_t c, float mi) {
-        row[left ? c : pitch + c] = mi;
-        row[left ? pitch + c : c] = 1.0f;
+        row[left ? c : half + c] = mi;
+        row[left ? half + c : c] = 1.0f;
       });
     }
   }

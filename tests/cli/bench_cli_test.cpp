@@ -14,13 +14,14 @@ TEST(BenchCli, GemmStudyTable) {
   test::expect_refused({"bench", "gemm", "--device", "cpu", "-o", out}, "runs on a GPU", out);
   test::expect_refused({"bench", "gemm", "--sizes", "0", "-o", out}, "--sizes", out);
   if (!test::gpu_available()) GTEST_SKIP() << "no CUDA GPU here";
-  const auto r = test::run_simkit({"bench", "gemm", "--sizes", "64,100", "--reps", "1"});
+  const auto r = test::run_simkit({"bench", "gemm", "--sizes", "30,64", "--reps", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = test::lines_of(r.out);
   // A comment and a header, then per size: cuBLAS fp32 and TF32, the tiles, and on Hopper
-  // cuBLAS TF32 on the tensor tiles' layout and the tensor tiles.
+  // for sizes that are multiples of 4 (64, not 30) cuBLAS TF32 on the tensor tiles' layout
+  // and the tensor tiles.
   const std::size_t tensor = gemm::tensor_tiles().empty() ? 0 : 1 + gemm::tensor_tiles().size();
-  ASSERT_EQ(lines.size(), 2 + 2 * (2 + gemm::tiles().size() + tensor));
+  ASSERT_EQ(lines.size(), 2 + 2 * (2 + gemm::tiles().size()) + tensor);
   for (std::size_t i = 2; i < lines.size(); ++i) {
     if (lines[i].rfind("cuBLAS", 0) == 0) continue;
     const std::string error = lines[i].substr(lines[i].rfind('\t') + 1);

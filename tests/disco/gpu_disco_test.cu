@@ -142,9 +142,14 @@ TEST(GpuDisco, SplitTf32HasFp32Accuracy) {
   options.k = 10;
   options.device = 0;
   const TopKLists split = disco::all_pairs(model, options);
-  setenv("SIMKIT_DISCO_FP32", "cores", 1);
-  const TopKLists cores = disco::all_pairs(model, options);
-  unsetenv("SIMKIT_DISCO_FP32");
+  TopKLists cores;
+  {
+    struct CudaCores {  // SIMKIT_DISCO_FP32=cores for this scope, also when it throws
+      CudaCores() { setenv("SIMKIT_DISCO_FP32", "cores", 1); }
+      ~CudaCores() { unsetenv("SIMKIT_DISCO_FP32"); }
+    } on_cuda_cores;
+    cores = disco::all_pairs(model, options);
+  }
   options.tf32 = true;
   const TopKLists tf32 = disco::all_pairs(model, options);
 

@@ -185,7 +185,7 @@ const std::vector<TensorTile>& tensor_tiles_impl() {
 void multiply_tf32_impl(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
                         const float* b, float* c, cudaStream_t stream) {
   const auto is = [&](int bn, int stages, int group) {
-    return tile.bn == bn && tile.stages == stages && tile.group == group;
+    return tile.bm == kTileM && tile.bn == bn && tile.stages == stages && tile.group == group;
   };
   const Store store{c, n};
   if (is(256, 4, 8)) return launch_tf32<256, 4, 8>(m, n, k, a, 0, b, store, stream);

@@ -14,10 +14,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
+#include "core/text.hpp"
 #include "disco/cuda/lin_tile.hpp"
 #ifdef SIMKIT_HAVE_WGMMA
 #include "core/cuda/gemm_wgmma.hpp"
@@ -79,22 +82,21 @@ class LinScorer final : public gpu::BlockScorer {
   static constexpr std::size_t kTileBytes = std::size_t{64} << 20;
 
   LinScorer(const Model& model, const DenseRows& rows, bool tf32, ProductKernel kernel, std::size_t budget)
-      : model_(model), rows_(rows), width_(2 * rows.pitch), tf32_(tf32) {
+      : model_(model), rows_(rows), width_(2 * rows.pitch), tf32_(tf32), cublas_(make_cublas()) {
     if (kernel == ProductKernel::simkit) {
       if (!tf32) throw UsageError("--kernel simkit multiplies TF32 tiles only (use --precision tf32)");
       if (gemm::tensor_tiles().empty())
-        throw UsageError("--kernel simkit needs a Hopper GPU (compute capability 9.0); use --kernel cublas");
+        throw UsageError(
+            "--kernel simkit needs a Hopper GPU (compute capability 9.0) and a build for sm_90; use --kernel cublas");
     }
-    SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas_));
     sums_ = cuda::DeviceBuffer<float>(model.size());
     SIMKIT_CUDA_CHECK(cudaMemcpy(sums_.get(), rows.sums.data(), model.size() * sizeof(float), cudaMemcpyHostToDevice));
     const std::size_t pitch = rows.pitch;
     split_ = !tf32 && !fp32_on_cuda_cores();
-    const std::size_t all_b = model.size() * (width_ + (split_ ? pitch : 0)) * sizeof(float);
-    if (all_b > budget / 2) {
-      split_ = false;
-      return;
-    }
+    const std::size_t row_bytes = model.size() * width_ * sizeof(float);
+    // Without room for A's low parts, fp32 on the CUDA cores keeps the rows resident.
+    if (split_ && row_bytes + model.size() * pitch * sizeof(float) > budget / 2) split_ = false;
+    if (row_bytes > budget / 2) return;
     // Every [M|A] row resident (and A's low parts for split TF32), scattered on the
     // device from the words' entries: a few bytes a feature cross the bus, not 2F floats
     // a word.
@@ -122,12 +124,18 @@ class LinScorer final : public gpu::BlockScorer {
         split_ ? low_.get() : nullptr);
     SIMKIT_CUDA_CHECK_LAUNCH();
     SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
-    if (tf32 && kernel != ProductKernel::cublas && !gemm::tensor_tiles().empty())
-      simkit_kernel_ = kernel == ProductKernel::simkit || simkit_measures_faster(model.size());
+    if (tf32 && kernel == ProductKernel::simkit) simkit_kernel_ = true;
+    if (tf32 && kernel == ProductKernel::automatic && !gemm::tensor_tiles().empty()) {
+      try {
+        simkit_kernel_ = simkit_measures_faster(model.size());
+      } catch (const Failure&) {  // no room for the probe's tile (or any CUDA error in it): cuBLAS
+        cudaGetLastError();
+        simkit_kernel_ = false;
+      }
+    }
   }
 
   bool uses_simkit_kernel() const { return simkit_kernel_; }
-  ~LinScorer() override { cublasDestroy(cublas_); }
 
   // With every [M|A] row resident, blocks of A need no staging: their halves are read in
   // place (see score()).
@@ -144,13 +152,13 @@ class LinScorer final : public gpu::BlockScorer {
   void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b, float* tile, std::size_t ld,
              gpu::Stream stream) override {
     // tile (row-major a x b, stride ld) seen column-major is (b x a) = B(b x w) . A^T.
-    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_, stream));
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
     const float one = 1.0f, zero = 0.0f;
     const cublasComputeType_t compute =
         tf32_ || split_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     const auto gemm = [&](const float* b_rows, int lead_b, const float* a_rows, int lead_a, int depth,
                           const float* beta) {
-      SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
+      SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
                                        static_cast<int>(a.size()), depth, &one, b_rows, CUDA_R_32F, lead_b, a_rows,
                                        CUDA_R_32F, lead_a, beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
                                        CUBLAS_GEMM_DEFAULT));
@@ -213,16 +221,19 @@ class LinScorer final : public gpu::BlockScorer {
     };
     const double cublas_ms = time(false), simkit_ms = time(true);
     simkit_kernel_ = false;
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), nullptr));  // the probe's stream goes away
     if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
       std::fprintf(stderr, "disco: a %zu x %zu TF32 tile: cuBLAS %.3f ms, simkit %.3f ms\n", side, side, cublas_ms,
                    simkit_ms);
-    return simkit_ms < cublas_ms;
+    // A clear margin: the two round TF32 differently, so a coin toss between near-equal
+    // times would make identical runs differ.
+    return simkit_ms < 0.9 * cublas_ms;
   }
 
   // Built on the host and copied before returning (the host buffer is reused at once).
   void load(RowRange rows, bool left, void* slot, gpu::Stream stream) {
     host_.resize(rows.size() * width_);
-    rows_.write(model_, rows.begin, rows.size(), left, host_.data());
+    rows_.write(model_, rows.begin, rows.size(), left, host_.data(), width_ / 2);
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(slot, host_.data(), host_.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
     SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
@@ -233,7 +244,16 @@ class LinScorer final : public gpu::BlockScorer {
   bool tf32_;
   bool split_ = false;  // fp32 as split TF32 (resident rows only)
   bool simkit_kernel_ = false;  // TF32 tiles by simkit's kernel (resident rows only)
-  cublasHandle_t cublas_ = nullptr;
+  struct CublasDestroy {
+    void operator()(cublasHandle_t h) const { cublasDestroy(h); }
+  };
+  using Cublas = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDestroy>;
+  static Cublas make_cublas() {
+    cublasHandle_t h = nullptr;
+    SIMKIT_CUBLAS_CHECK(cublasCreate(&h));
+    return Cublas(h);
+  }
+  Cublas cublas_;
   cuda::DeviceBuffer<float> sums_, resident_, low_;
   std::vector<float> host_;
 };
@@ -268,7 +288,9 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
   const std::size_t budget = job_budget(options);
   LinScorer scorer(model, rows, options.tf32, options.kernel, budget);
   if (options.kernel == ProductKernel::simkit && !scorer.uses_simkit_kernel())
-    throw UsageError("--kernel simkit needs the rows resident on the GPU; raise --memory-budget");
+    throw UsageError(cat("--kernel simkit needs every word's rows on the GPU (",
+                         format_byte_size(model.size() * 2 * rows.pitch * sizeof(float)),
+                         ", half the memory budget at most); raise --memory-budget or use --kernel cublas"));
   return run_engine(job, scorer, options, budget, device_ms);
 }
 

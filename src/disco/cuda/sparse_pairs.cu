@@ -76,6 +76,14 @@ class SparseLinScorer final : public gpu::BlockScorer {
     for (const std::uint32_t f : model.features) max_feature = std::max(max_feature, f);
     std::vector<std::uint32_t> df(model.features.empty() ? 0 : std::size_t{max_feature} + 1, 0);
     for (const std::uint32_t f : model.features) ++df[f];
+    // Postings are numbered in 32 bits on the device: refuse (before allocating) what
+    // would not fit.
+    std::uint64_t total = 0;
+    for (const std::uint32_t n : df)
+      if (n >= 2) total += n;
+    if (total >= kNoList)
+      throw UsageError(cat("the sparse form on the GPU takes at most 4,294,967,294 shared features (this model has ",
+                           total, "); use --device cpu or --form dense"));
     std::vector<std::uint32_t> list_of(df.size(), kNoList), list_offsets{0};
     for (std::size_t f = 0; f < df.size(); ++f)
       if (df[f] >= 2) {
@@ -104,7 +112,8 @@ class SparseLinScorer final : public gpu::BlockScorer {
     const std::size_t bytes = word_offsets.size() * 8 + postings * 16 + list_offsets.size() * 4 + model.size() * 4;
     if (bytes > budget / 2)
       throw UsageError(cat("the sparse form needs ", format_byte_size(bytes),
-                           " of GPU memory for its lists; the budget allows ", format_byte_size(budget / 2)));
+                           " of GPU memory for its lists, more than half the memory budget (",
+                           format_byte_size(budget), "); raise --memory-budget or use --device cpu"));
     std::vector<float> sums(model.size());
     for (std::size_t w = 0; w < model.size(); ++w) sums[w] = static_cast<float>(model.mi_sums[w]);
     word_offsets_ = cuda::to_device(word_offsets.data(), word_offsets.size());
