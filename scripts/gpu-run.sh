@@ -3,7 +3,7 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [disco] [lvq] [cca] [sweep]   (default: all but sweep)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [disco] [lvq] [cca] [gemm] [sweep]   (default: all but sweep)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
@@ -22,13 +22,13 @@
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
 # SAN_TESTS names the test programs compute-sanitizer runs (default: all seven), SAN_FILTER
-# the tests (default *Gpu*).
+# the tests (default *Gpu*), SAN_TOOLS the tools (default: memcheck racecheck synccheck initcheck).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
 # out or a benchmark fails; 0 otherwise.
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
-parts=${*:-tests sanitize bench dedup postings disco lvq cca}
+parts=${*:-tests sanitize bench dedup postings disco lvq cca gemm}
 step_timeout=${STEP_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-240}
 mkdir -p "$final/logs"
@@ -84,7 +84,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
   # tiles read as uninitialised, and a bare cuBLAS fp16 GEMM under initcheck does not
   # finish: bench/results/compute-sanitizer.md), so it skips the fp16/bf16 searches.
   export SIMKIT_TEST_QUICK=1
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
     filter=${SAN_FILTER:-'*Gpu*'}
     [ "$tool" = initcheck ] && filter='*Gpu*:-*fp16*:*bf16*'
     log="$out/sanitizer-$tool.log"
@@ -200,6 +200,26 @@ if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
   rm -rf "$data"
 fi
 
+if [[ " $parts " == *" gemm "* ]]; then
+  # The tile study (CUDA-core tiles, wgmma TF32 tiles, 3xTF32) and the fused top-k jobs
+  # beside cuBLAS + select (GEMM_SIZES, GEMM_FUSED_ARGS narrow them).
+  bench_step "bench gemm (tiles)" gemm_study "$stage"/bin/simkit bench gemm --sizes "${GEMM_SIZES:-512,4096,8192}" \
+    --reps "${GEMM_REPS:-5}" --format json -o "$out/gemm_study.json"
+  bench_step "bench gemm (fused)" gemm_fused "$stage"/bin/simkit bench gemm --study fused --reps "${GEMM_REPS:-5}" \
+    ${GEMM_FUSED_ARGS:-} -o "$out/gemm_fused.tsv"
+  python3 - "$out/gemm_study.json" <<'PY' | tee "$out/gemm_study_table.txt"
+import json, sys
+try:
+    rows = json.load(open(sys.argv[1]))["rows"]
+except Exception as e:
+    sys.exit(f"no gemm study: {e}")
+for r in rows:
+    if r["kernel"].startswith(("cuBLAS", "wgmma", "16x8/8", "8x16/8", "2x2/8")):
+        print(f'{r["kernel"]:36s} {r["size"]:6d} {r["tflops"]:8.1f} TFLOP/s  fp32 {100*r["of_cublas_fp32"]:6.1f}%  tf32 {100*r["of_cublas_tf32"]:6.1f}%  err {r["max_relative_error"]:.1e}  vs float64 {r.get("float64_error", -1):.1e}')
+PY
+  cat "$out/gemm_fused.tsv"
+fi
+
 if [[ " $parts " == *" sweep "* ]]; then
   # How the score-tile size moves batched throughput, with the engine's host/device split.
   for mb in ${SWEEP_TILES:-16 32 64 128}; do
@@ -226,7 +246,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in gemm_study.json gemm_fused.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

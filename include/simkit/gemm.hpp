@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "simkit/pairwise.hpp"
 
 namespace simkit::gemm {
 
@@ -50,11 +53,70 @@ const std::vector<TensorTile>& tensor_tiles();
 void multiply_tf32(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
                    const float* b, float* c);
 
+// fp32 accuracy on TF32 tensor cores (3xTF32): each operand split into hi = TF32(x) and
+// lo = TF32(x - hi), C = hi.hi^T + hi.lo^T + lo.hi^T (lo.lo^T, under 2^-22 of a term,
+// dropped), one product of [hi|hi|lo] rows against [hi|lo|hi] ones with 3k columns,
+// summed in fp32. Needs 12 (m + n) k bytes of device scratch; the same layout and
+// limits as multiply_tf32.
+void multiply_tf32x3(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                     const float* b, float* c);
+
+// Fused scores on the tensor-core product: each entry p = A_i . B_j becomes a score in
+// the kernel's epilogue, and only each row's top k (or the entries past a threshold)
+// leave it; the m x n score matrix is never written.
+enum class Score {
+  Dot,              // p
+  Cosine,           // p * row_a[i] * row_b[j] (the rows' inverse norms)
+  Lin,              // p / (row_a[i] + row_b[j]), 0 where that is 0 (DISCO's Lin; row sums)
+  SquaredDistance,  // row_a[i] + row_b[j] - 2 p, at least 0 (squared norms); smaller ranks first
+};
+inline const char* score_name(Score score) {
+  switch (score) {
+    case Score::Dot: return "dot";
+    case Score::Cosine: return "cosine";
+    case Score::Lin: return "Lin";
+    case Score::SquaredDistance: return "squared distance";
+  }
+  return "?";
+}
+struct ScoreSpec {
+  Score kind = Score::Dot;
+  const float* row_a = nullptr;  // device, one per row of A, as the score says (unused by Dot)
+  const float* row_b = nullptr;  // device, one per row of B
+  // Rows of A read from this column on, wrapping (a multiple of 4; 0: as they are). On
+  // DISCO's rows [M|A] of pitch P, P reads A as [A|M], so that one product gives the Lin
+  // numerator A_i.M_j^T + M_i.A_j^T.
+  std::size_t rotate_a = 0;
+};
+
+// Largest k the fused top-k keeps (its lists sit in shared memory beside the operands).
+inline constexpr int kMaxFusedTop = 32;
+
+// Each row's `top` best columns (1..kMaxFusedTop): highest score first (smallest
+// distance first), ties by lower column; scores and columns are m x top (device). Rows
+// with fewer than `top` columns end in (-inf, or +inf for distances; column 0xffffffff).
+// TF32 products as multiply_tf32, on a Hopper GPU; the same layout and limits.
+void top_k_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                const float* b, int top, float* scores, std::uint32_t* columns);
+// The same result by the three-pass path the fused kernel replaces: cuBLAS TF32 products
+// in tiles of `tile_bytes`, the scores written out, then the engine's row selection.
+// Any CUDA GPU; the benchmark's baseline and the tests' reference.
+void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                  const float* b, int top, float* scores, std::uint32_t* columns,
+                  std::size_t tile_bytes = std::size_t{64} << 20);
+
+// Every (i, j) with score >= threshold (distance <= threshold), in no order, into hits
+// as (a = i, b = j, score)
+// (device, `capacity` of them); returns how many there are, also past the capacity (then
+// only `capacity` were written: call again with room for all).
+std::size_t threshold_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                           const float* b, float threshold, ScoredPair* hits, std::size_t capacity);
+
 // The seed's study: every tile at each size (square products), beside cuBLAS fp32 and
 // TF32 in the same run, timed with device events (median of `reps` after a warm-up), each
 // tile's product checked against cuBLAS fp32 (max relative error over the entries). Then,
-// on Hopper, C = A . B^T: cuBLAS TF32 and fp32 on that layout and each tensor tile (sizes
-// that are multiples of 4).
+// on Hopper, C = A . B^T: cuBLAS TF32 and fp32 on that layout, each tensor tile and the
+// 3xTF32 product (sizes that are multiples of 4), each also against float64 (DGEMM).
 struct StudyOptions {
   std::vector<std::size_t> sizes{512, 8192};
   int reps = 5;
@@ -65,7 +127,30 @@ struct Timing {
   std::size_t size = 0;       // m = n = k
   double ms = 0, tflops = 0;  // median time, rate
   double max_relative_error = 0;  // against cuBLAS fp32 on the same layout (tiles only)
+  double float64_error = -1;      // against the float64 product (C = A . B^T rows; -1: not measured)
 };
 std::vector<Timing> study(const StudyOptions& options);
+
+// The fused top k beside the three-pass path it replaces (top_k_cublas), on the same
+// random inputs, each timed end to end with device events (median of `reps` after a
+// warm-up): cosine and squared-distance top k of `queries` rows against `rows` rows of
+// `dims` (uniform in (-1, 1)), and Lin top k of `lin_words` DISCO rows [M|A] against
+// themselves (M 0/1 with `lin_density` ones, A = M x U(0, 1), `lin_features` each).
+struct FusedOptions {
+  std::size_t queries = 1024, rows = 2196016, dims = 300;
+  std::size_t lin_words = 100000, lin_features = 10000;
+  double lin_density = 0.05;
+  int top = 10;
+  int reps = 3;
+  int device = 0;
+};
+struct FusedTiming {
+  std::string job;              // "cosine top-10"
+  std::size_t m = 0, n = 0, k = 0;
+  double fused_ms = 0, cublas_ms = 0;
+  double same_columns = 0;        // fraction of (row, rank) slots with the same column in both
+  double max_score_difference = 0;  // max |fused - cuBLAS| over the slots, over max |score|
+};
+std::vector<FusedTiming> fused_study(const FusedOptions& options);
 
 }  // namespace simkit::gemm

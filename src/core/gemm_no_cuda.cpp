@@ -22,6 +22,29 @@ void multiply_tf32(const TensorTile&, std::size_t, std::size_t, std::size_t, con
   throw UsageError("the tensor-core product runs on a GPU; this simkit was built without CUDA");
 }
 
+void multiply_tf32x3(const TensorTile&, std::size_t, std::size_t, std::size_t, const float*, const float*, float*) {
+  throw UsageError("the tensor-core product runs on a GPU; this simkit was built without CUDA");
+}
+
+void top_k_tf32(const ScoreSpec&, std::size_t, std::size_t, std::size_t, const float*, const float*, int, float*,
+                std::uint32_t*) {
+  throw UsageError("the fused top k runs on a GPU; this simkit was built without CUDA");
+}
+
+void top_k_cublas(const ScoreSpec&, std::size_t, std::size_t, std::size_t, const float*, const float*, int, float*,
+                  std::uint32_t*, std::size_t) {
+  throw UsageError("the cuBLAS top k runs on a GPU; this simkit was built without CUDA");
+}
+
+std::size_t threshold_tf32(const ScoreSpec&, std::size_t, std::size_t, std::size_t, const float*, const float*, float,
+                           ScoredPair*, std::size_t) {
+  throw UsageError("the fused threshold runs on a GPU; this simkit was built without CUDA");
+}
+
+std::vector<FusedTiming> fused_study(const FusedOptions&) {
+  throw UsageError("simkit bench gemm needs a GPU; this simkit was built without CUDA");
+}
+
 std::vector<Timing> study(const StudyOptions&) {
   throw UsageError("simkit bench gemm needs a GPU; this simkit was built without CUDA");
 }

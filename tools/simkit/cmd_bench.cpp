@@ -21,7 +21,29 @@ struct GemmOptions {
   int reps = 5;
   std::string format = "tsv";
   std::string output = "-";
+  std::string study = "tiles";
+  gemm::FusedOptions fused;
 };
+
+// The fused jobs' table: each beside its cuBLAS + select path.
+std::string fused_table(const std::string& device, const std::vector<gemm::FusedTiming>& timings, bool json) {
+  if (json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& t : timings)
+      rows.push_back({{"job", t.job}, {"m", t.m}, {"n", t.n}, {"k", t.k}, {"fused_ms", t.fused_ms},
+                      {"cublas_select_ms", t.cublas_ms}, {"speedup", t.cublas_ms / t.fused_ms},
+                      {"same_columns", t.same_columns}, {"max_score_difference", t.max_score_difference}});
+    return nlohmann::json{{"device", device}, {"fused", rows}}.dump(2) + "\n";
+  }
+  std::ostringstream text;
+  text << "# " << device << ": fused top k (simkit's TF32 kernel, scores never written) against cuBLAS TF32 in "
+       << "64 MiB tiles + scores + selection; same inputs\n"
+       << "job\tm\tn\tk\tfused ms\tcuBLAS+select ms\tspeedup\tsame columns\tmax score diff\n";
+  for (const auto& t : timings)
+    text << fmt::format("{}\t{}\t{}\t{}\t{:.2f}\t{:.2f}\t{:.2f}x\t{:.4f}\t{:.1e}\n", t.job, t.m, t.n, t.k, t.fused_ms,
+                        t.cublas_ms, t.cublas_ms / t.fused_ms, t.same_columns, t.max_score_difference);
+  return text.str();
+}
 
 int run_gemm(const GemmOptions& options) {
   const Context context = make_context(options.common);
@@ -31,6 +53,21 @@ int run_gemm(const GemmOptions& options) {
   for (const std::size_t s : options.sizes)
     if (s == 0 || s > 32768) throw UsageError(fmt::format("--sizes {}: expected 1 .. 32768", s));
   if (!context.device.cuda) throw UsageError("simkit bench gemm runs on a GPU (--device cuda; see 'simkit devices')");
+  if (options.study != "tiles" && options.study != "fused")
+    throw UsageError(fmt::format("--study {}: expected tiles or fused", quote(options.study)));
+  if (options.study == "fused") {
+    if (options.fused.top < 1 || options.fused.top > gemm::kMaxFusedTop)
+      throw UsageError(fmt::format("--top {}: expected 1 .. {}", options.fused.top, gemm::kMaxFusedTop));
+    if (options.fused.dims % 4 != 0 || options.fused.lin_features % 4 != 0)
+      throw UsageError("--dims and --lin-features must be multiples of 4 (the tensor-core kernel's rows)");
+    gemm::FusedOptions fused = options.fused;
+    fused.reps = options.reps;
+    fused.device = context.device.index;
+    OutputFile out(options.output);
+    out.write(fused_table(context.device.name, gemm::fused_study(fused), options.format == "json"));
+    out.commit();
+    return kExitOk;
+  }
   gemm::StudyOptions study;
   study.sizes = options.sizes;
   study.reps = options.reps;
@@ -44,8 +81,18 @@ int run_gemm(const GemmOptions& options) {
     if (t.name == "cuBLAS tf32") cublas_tf32[t.size] = t.tflops;
     if (t.name == "cuBLAS tf32 A.B^T") cublas_tf32_nt[t.size] = t.tflops;
   }
+  std::map<std::size_t, double> cublas_nt;
+  for (const auto& t : timings)
+    if (t.name == "cuBLAS fp32 A.B^T") cublas_nt[t.size] = t.tflops;
+  // fp32 rows beside cuBLAS fp32 on their layout: C = A B for the CUDA-core tiles, A B^T
+  // for the 3xTF32 product.
+  const auto of_fp32 = [&](const gemm::Timing& t) {
+    const bool nt = t.name.rfind("wgmma", 0) == 0 || t.name.find("A.B^T") != std::string::npos;
+    const double base = nt && cublas_nt.count(t.size) ? cublas_nt[t.size] : cublas[t.size];
+    return base > 0 ? t.tflops / base : 0.0;
+  };
   const auto of_tf32 = [&](const gemm::Timing& t) {
-    const bool nt = t.name.rfind("wgmma", 0) == 0 || t.name == "cuBLAS tf32 A.B^T";
+    const bool nt = t.name.rfind("wgmma", 0) == 0 || t.name.find("A.B^T") != std::string::npos;
     const double base = nt ? cublas_tf32_nt[t.size] : cublas_tf32[t.size];
     return base > 0 ? t.tflops / base : 0.0;
   };
@@ -54,18 +101,19 @@ int run_gemm(const GemmOptions& options) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& t : timings)
       rows.push_back({{"kernel", t.name}, {"size", t.size}, {"ms", t.ms}, {"tflops", t.tflops},
-                      {"of_cublas_fp32", t.tflops / cublas[t.size]}, {"of_cublas_tf32", of_tf32(t)},
-                      {"max_relative_error", t.max_relative_error}});
+                      {"of_cublas_fp32", of_fp32(t)}, {"of_cublas_tf32", of_tf32(t)},
+                      {"max_relative_error", t.max_relative_error}, {"float64_error", t.float64_error}});
     out.write(nlohmann::json{{"device", context.device.name}, {"rows", rows}}.dump(2) + "\n");
   } else {
     std::ostringstream text;
     text << "# " << context.device.name << ": C = A B, fp32, n x n x n; tiles TMxTN/BK (a thread's C block, the "
          << "shared-memory depth); wgmma tf32 BMxBN/stages: C = A B^T on tensor cores, beside cuBLAS on that layout\n"
-         << "kernel\tn\tms\tTFLOP/s\tof cuBLAS fp32\tof cuBLAS tf32\tmax rel error\n";
+         << "kernel\tn\tms\tTFLOP/s\tof cuBLAS fp32\tof cuBLAS tf32\tmax rel error\terror vs float64\n";
     for (const auto& t : timings)
-      text << fmt::format("{}\t{}\t{:.3f}\t{:.2f}\t{:.1f}%\t{:.1f}%\t{}\n", t.name, t.size, t.ms, t.tflops,
-                          100 * t.tflops / cublas[t.size], 100 * of_tf32(t),
-                          t.name.rfind("cuBLAS", 0) == 0 ? std::string("-") : fmt::format("{:.1e}", t.max_relative_error));
+      text << fmt::format("{}\t{}\t{:.3f}\t{:.2f}\t{:.1f}%\t{:.1f}%\t{}\t{}\n", t.name, t.size, t.ms, t.tflops,
+                          100 * of_fp32(t), 100 * of_tf32(t),
+                          t.name.rfind("cuBLAS", 0) == 0 ? std::string("-") : fmt::format("{:.1e}", t.max_relative_error),
+                          t.float64_error < 0 ? std::string("-") : fmt::format("{:.1e}", t.float64_error));
     out.write(text.str());
   }
   out.commit();
@@ -85,6 +133,18 @@ Runner add_bench_command(CLI::App& app) {
   g->add_option("--sizes", options->sizes, "square sizes n (C = A B, n x n x n)")->delimiter(',')->capture_default_str();
   g->add_option("--reps", options->reps, "timed runs a kernel (the median is kept)")->capture_default_str();
   g->add_option("--format", options->format, "tsv or json")->capture_default_str();
+  g->add_option("--study", options->study,
+                "tiles: the tile study at --sizes; fused: the fused top-k jobs (cosine and squared distance of "
+                "--queries x --rows x --dims, Lin of --lin-words x --lin-features) beside cuBLAS + select")
+      ->capture_default_str();
+  g->add_option("--queries", options->fused.queries, "fused: rows of A (the queries)")->capture_default_str();
+  g->add_option("--rows", options->fused.rows, "fused: rows of B searched")->capture_default_str();
+  g->add_option("--dims", options->fused.dims, "fused: their length (a multiple of 4)")->capture_default_str();
+  g->add_option("--lin-words", options->fused.lin_words, "fused: DISCO words of the Lin job (0: none)")
+      ->capture_default_str();
+  g->add_option("--lin-features", options->fused.lin_features, "fused: features a word (a multiple of 4)")
+      ->capture_default_str();
+  g->add_option("--top", options->fused.top, "fused: k of the top k")->capture_default_str();
   g->add_option("-o,--output", options->output, "output file (default: standard output)");
   add_common_options(*g, options->common);
   return [options]() { return run_gemm(*options); };

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <span>
 #include <string>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
+#include "core/text.hpp"
 #include "core/cuda/tiled_gemm.cuh"
 #ifdef SIMKIT_HAVE_WGMMA
 #include "core/cuda/gemm_wgmma.hpp"
@@ -33,7 +35,7 @@ void launch_store(std::size_t m, std::size_t n, std::size_t k, const float* a, c
   const dim3 grid(static_cast<unsigned>((n + 16 * TN - 1) / (16 * TN)),
                   static_cast<unsigned>((m + 16 * TM - 1) / (16 * TM)));
   if (grid.y > 65535) throw UsageError("a product of " + std::to_string(m) + " rows is too tall for the tiled kernel");
-  kernel<<<grid, detail::kThreads, shared, stream>>>(m, n, k, a, b, detail::Store{c, n});
+  kernel<<<grid, detail::kThreads, shared, stream>>>(m, n, k, a, b, detail::Store{{}, c, n});
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
 
@@ -74,11 +76,13 @@ __global__ void fill_kernel(float* x, std::size_t n, unsigned long long seed) {
 }
 
 // out[0] = max |c - ref|, out[1] = max |ref| (as the bits of non-negative floats).
-__global__ void error_kernel(const float* c, const float* ref, std::size_t n, unsigned* out) {
+// (ref: fp32, or float64 for the errors against exact products.)
+template <typename Ref>
+__global__ void error_kernel(const float* c, const Ref* ref, std::size_t n, unsigned* out) {
   float diff = 0, scale = 0;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
-    diff = fmaxf(diff, fabsf(c[i] - ref[i]));
-    scale = fmaxf(scale, fabsf(ref[i]));
+    diff = fmaxf(diff, static_cast<float>(fabs(c[i] - ref[i])));
+    scale = fmaxf(scale, static_cast<float>(fabs(ref[i])));
     if (!(c[i] == c[i])) diff = INFINITY;  // NaN never passes
   }
   atomicMax(out, __float_as_uint(diff));
@@ -86,7 +90,8 @@ __global__ void error_kernel(const float* c, const float* ref, std::size_t n, un
 }
 
 // max |c - ref| / max |ref| over n entries (device memory; `scratch` holds two unsigneds).
-double relative_error(const float* c, const float* ref, std::size_t n, unsigned* scratch) {
+template <typename Ref>
+double relative_error(const float* c, const Ref* ref, std::size_t n, unsigned* scratch) {
   SIMKIT_CUDA_CHECK(cudaMemset(scratch, 0, 2 * sizeof(unsigned)));
   error_kernel<<<1024, 256>>>(c, ref, n, scratch);
   SIMKIT_CUDA_CHECK_LAUNCH();
@@ -97,6 +102,62 @@ double relative_error(const float* c, const float* ref, std::size_t n, unsigned*
   std::memcpy(&scale, &bits[1], 4);
   return scale > 0 ? diff / scale : diff;
 }
+
+__global__ void widen_kernel(const float* x, double* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    out[i] = x[i];
+}
+
+// The median of `reps` timed runs of body() (device events), after one untimed.
+template <typename Body>
+double median_ms(int reps, Body&& body) {
+  cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+  body();
+  std::vector<float> ms;
+  for (int r = 0; r < reps; ++r) {
+    start.record(nullptr);
+    body();
+    stop.record(nullptr);
+    SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    ms.push_back(cuda::elapsed_ms(start, stop));
+  }
+  std::sort(ms.begin(), ms.end());
+  return static_cast<double>(ms[ms.size() / 2]);
+}
+
+// DISCO rows [M | A] (2 f floats): M_j 0/1 with the given density, A_j = M_j x U(0, 1).
+__global__ void lin_rows_kernel(float* rows, std::size_t count, std::size_t f, double density,
+                                unsigned long long seed) {
+  const std::size_t total = count * f;
+  for (std::size_t e = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < total;
+       e += std::size_t{gridDim.x} * blockDim.x) {
+    unsigned long long z = (e + 1) * 0x9E3779B97F4A7C15ull + seed;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double u = static_cast<double>(z >> 40) * 0x1.0p-24, v = static_cast<double>(z & 0xFFFFFF) * 0x1.0p-24;
+    const bool on = u < density;
+    float* row = rows + e / f * 2 * f;
+    row[e % f] = on ? 1.0f : 0.0f;
+    row[f + e % f] = on ? static_cast<float>(v) : 0.0f;
+  }
+}
+
+// out[r] = the sum of `width` floats of row r from column `from` (rows `stride` apart);
+// with `inverse`, 1 / sqrt of the sum of squares (0 for a zero row).
+__global__ void row_sums_kernel(const float* rows, std::size_t count, std::size_t stride, std::size_t from,
+                                std::size_t width, int mode, float* out) {
+  for (std::size_t r = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; r < count;
+       r += std::size_t{gridDim.x} * blockDim.x) {
+    double sum = 0;
+    for (std::size_t c = 0; c < width; ++c) {
+      const double x = rows[r * stride + from + c];
+      sum += mode == 0 ? x : x * x;
+    }
+    out[r] = mode == 2 ? (sum > 0 ? static_cast<float>(1 / std::sqrt(sum)) : 0.0f) : static_cast<float>(sum);
+  }
+}
+enum RowSum { kSum = 0, kSquares = 1, kInverseNorm = 2 };
 
 }  // namespace
 
@@ -152,21 +213,7 @@ std::vector<Timing> study(const StudyOptions& options) {
   SIMKIT_CUDA_CHECK_LAUNCH();
   cublasHandle_t blas = nullptr;
   SIMKIT_CUBLAS_CHECK(cublasCreate(&blas));
-  cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
-  // The median of `reps` timed runs of body(), after one untimed.
-  const auto time = [&](auto&& body) {
-    body();
-    std::vector<float> ms;
-    for (int r = 0; r < options.reps; ++r) {
-      start.record(nullptr);
-      body();
-      stop.record(nullptr);
-      SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-      ms.push_back(cuda::elapsed_ms(start, stop));
-    }
-    std::sort(ms.begin(), ms.end());
-    return static_cast<double>(ms[ms.size() / 2]);
-  };
+  const auto time = [&](auto&& body) { return median_ms(options.reps, body); };
   std::vector<Timing> out;
   try {
     for (const std::size_t s : options.sizes) {
@@ -197,22 +244,98 @@ std::vector<Timing> study(const StudyOptions& options) {
         SIMKIT_CUBLAS_CHECK(
             cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b.get(), n, a.get(), n, &zero, into, n));
       };
+      // The exact product (float64, cuBLAS DGEMM on the operands widened) for every row's
+      // error against it.
+      cuda::DeviceBuffer<double> a64(s * s), b64(s * s), c64(s * s);
+      widen_kernel<<<1024, 256>>>(a.get(), a64.get(), s * s);
+      widen_kernel<<<1024, 256>>>(b.get(), b64.get(), s * s);
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      const double one64 = 1, zero64 = 0;
+      SIMKIT_CUBLAS_CHECK(
+          cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one64, b64.get(), n, a64.get(), n, &zero64, c64.get(), n));
+      const auto exact_error = [&](const float* got) { return relative_error(got, c64.get(), s * s, error.get()); };
       SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_TF32_TENSOR_OP_MATH));
       const double nt_ms = time([&] { cublas_nt(c.get()); });
-      out.push_back({"cuBLAS tf32 A.B^T", s, nt_ms, flops / nt_ms / 1e9, 0});
+      out.push_back({"cuBLAS tf32 A.B^T", s, nt_ms, flops / nt_ms / 1e9, 0, exact_error(c.get())});
       SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
-      cublas_nt(ref.get());
+      const double nt_fp32_ms = time([&] { cublas_nt(ref.get()); });
+      out.push_back({"cuBLAS fp32 A.B^T", s, nt_fp32_ms, flops / nt_fp32_ms / 1e9, 0, exact_error(ref.get())});
       for (const TensorTile& tile : tensor_tiles()) {
         SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));
         const double ms = time([&] { multiply_tf32(tile, s, s, s, a.get(), b.get(), c.get()); });
-        out.push_back({tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get())});
+        out.push_back({tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get()),
+                       exact_error(c.get())});
       }
+      // fp32 accuracy as three TF32 products (the split included in the time).
+      const TensorTile x3 = tensor_tiles().front();
+      SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));
+      const double x3_ms = time([&] { multiply_tf32x3(x3, s, s, s, a.get(), b.get(), c.get()); });
+      out.push_back({"wgmma 3xTF32 (fp32) " + x3.name().substr(11), s, x3_ms, flops / x3_ms / 1e9,
+                     relative_error(c.get(), ref.get(), s * s, error.get()), exact_error(c.get())});
     }
   } catch (...) {
     cublasDestroy(blas);
     throw;
   }
   cublasDestroy(blas);
+  return out;
+}
+
+std::vector<FusedTiming> fused_study(const FusedOptions& options) {
+  SIMKIT_CUDA_CHECK(cudaSetDevice(options.device));
+  if (tensor_tiles().empty()) throw UsageError("the fused jobs run on simkit's Hopper kernel (compute capability 9.0)");
+  std::vector<FusedTiming> out;
+  const int top = options.top;
+  // Runs both paths on one job and compares their answers slot by slot.
+  const auto job = [&](const std::string& name, const ScoreSpec& spec, std::size_t m, std::size_t n,
+                       std::size_t k, const float* a, const float* b) {
+    cuda::DeviceBuffer<float> fused_s(m * top), base_s(m * top);
+    cuda::DeviceBuffer<std::uint32_t> fused_c(m * top), base_c(m * top);
+    FusedTiming t{name, m, n, k};
+    t.fused_ms = median_ms(options.reps, [&] { top_k_tf32(spec, m, n, k, a, b, top, fused_s.get(), fused_c.get()); });
+    t.cublas_ms = median_ms(options.reps, [&] { top_k_cublas(spec, m, n, k, a, b, top, base_s.get(), base_c.get()); });
+    std::vector<float> fs(m * top), bs(m * top);
+    std::vector<std::uint32_t> fc(m * top), bc(m * top);
+    SIMKIT_CUDA_CHECK(cudaMemcpy(fs.data(), fused_s.get(), fs.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    SIMKIT_CUDA_CHECK(cudaMemcpy(bs.data(), base_s.get(), bs.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    SIMKIT_CUDA_CHECK(cudaMemcpy(fc.data(), fused_c.get(), fc.size() * 4, cudaMemcpyDeviceToHost));
+    SIMKIT_CUDA_CHECK(cudaMemcpy(bc.data(), base_c.get(), bc.size() * 4, cudaMemcpyDeviceToHost));
+    std::size_t same = 0;
+    double diff = 0, scale = 0;
+    for (std::size_t e = 0; e < fs.size(); ++e) {
+      same += fc[e] == bc[e];
+      diff = std::max(diff, std::fabs(double(fs[e]) - bs[e]));
+      scale = std::max(scale, std::fabs(double(bs[e])));
+    }
+    t.same_columns = fs.empty() ? 1.0 : double(same) / double(fs.size());
+    t.max_score_difference = scale > 0 ? diff / scale : diff;
+    out.push_back(t);
+  };
+  const std::string top_name = " top-" + std::to_string(top);
+  {
+    const std::size_t m = options.queries, n = options.rows, k = options.dims;
+    cuda::DeviceBuffer<float> a(m * k), b(n * k), norm_a(m), norm_b(n);
+    fill_kernel<<<1024, 256>>>(a.get(), m * k, 3);
+    fill_kernel<<<1024, 256>>>(b.get(), n * k, 4);
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    row_sums_kernel<<<1024, 256>>>(a.get(), m, k, 0, k, kInverseNorm, norm_a.get());
+    row_sums_kernel<<<1024, 256>>>(b.get(), n, k, 0, k, kInverseNorm, norm_b.get());
+    job("cosine" + top_name, {Score::Cosine, norm_a.get(), norm_b.get()}, m, n, k, a.get(), b.get());
+    row_sums_kernel<<<1024, 256>>>(a.get(), m, k, 0, k, kSquares, norm_a.get());
+    row_sums_kernel<<<1024, 256>>>(b.get(), n, k, 0, k, kSquares, norm_b.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    job("squared distance" + top_name, {Score::SquaredDistance, norm_a.get(), norm_b.get()}, m, n, k, a.get(),
+        b.get());
+  }
+  if (options.lin_words > 0) {
+    const std::size_t w = options.lin_words, f = options.lin_features;
+    if (f % 4 != 0) throw UsageError(cat("--lin-features ", f, ": expected a multiple of 4"));
+    cuda::DeviceBuffer<float> rows(w * 2 * f), sums(w);
+    lin_rows_kernel<<<1024, 256>>>(rows.get(), w, f, options.lin_density, 5);
+    row_sums_kernel<<<1024, 256>>>(rows.get(), w, 2 * f, f, f, kSum, sums.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    job("Lin" + top_name, {Score::Lin, sums.get(), sums.get(), f}, w, w, 2 * f, rows.get(), rows.get());
+  }
   return out;
 }
 

@@ -13,6 +13,8 @@
 //
 // TF32 reads the top 19 bits of each fp32 operand (sign, exponent, 10 fraction bits).
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <cstdint>
 
 #include "core/cuda/check.hpp"
@@ -20,6 +22,7 @@
 #include "core/cuda/gemm_wgmma.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/tiled_gemm.cuh"
+#include "core/cuda/rank_order.cuh"
 #include "core/cuda/wgmma.cuh"
 #include "core/text.hpp"
 #include "simkit/error.hpp"
@@ -36,6 +39,21 @@ template <int BN, int Stages>
 constexpr std::size_t smem_bytes() {
   return std::size_t(Stages) * (kTileM + BN) * 128 + 1024;  // + 1 KiB: 1024-byte alignment
 }
+
+// Candidates a row may offer in one tile before the top-k epilogue takes its slow path.
+constexpr int kOffers = 16;
+
+// The top-k kernel's shared memory beside the ring: each row's list (kTileM rows of
+// `top`, best first), the column factors of the last kFactorTiles tiles, and each row's
+// offers of the current tile (a count and up to kOffers entries).
+struct TopKShared {
+  float* keys;
+  std::uint32_t* columns;
+  float* factors;
+  int* offer_count;
+  float* offer_keys;
+  std::uint32_t* offer_columns;
+};
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -97,82 +115,273 @@ __device__ __forceinline__ void copy_slice(unsigned tile, const float* rows, std
   }
 }
 
+// Row i's running top k (shared memory, best first) takes (key, column); the last entry
+// is dropped.
+__device__ __forceinline__ void insert_sorted(float* keys, std::uint32_t* columns, int top, float key,
+                                              std::uint32_t column) {
+  int at = top - 1;
+  for (; at > 0 && cuda::ranks_before(key, column, keys[at - 1], columns[at - 1]); --at) {
+    keys[at] = keys[at - 1];
+    columns[at] = columns[at - 1];
+  }
+  keys[at] = key;
+  columns[at] = column;
+}
+
+// The top-k epilogue of one finished tile. Each entry that ranks before its row's bar
+// (the list's last entry) is offered to the row's buffer; then the first lane of the
+// quad holding the row (lane / 4) merges the offers into the list, alone, and the quad
+// reads the new bar. After the first tiles few entries pass the bar. A row with more
+// offers than the buffer holds (the first tiles) takes the slow path: its lanes offer
+// their entries straight to the list, in turn. ra: this thread's two rows' factors; rb:
+// the tile's column factors.
+template <int BN, typename Score>
+__device__ __forceinline__ void keep_top(const float* d, const TopKSink<Score>& sink, int local0, std::size_t row0,
+                                         std::size_t col0, std::size_t m, std::size_t n, const float (&ra)[2],
+                                         const float* rb, const TopKShared& at, float (&bar_key)[2],
+                                         std::uint32_t (&bar_column)[2]) {
+  const int lane = threadIdx.x & 31, top = sink.top;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int local = local0 + 8 * h;
+    const auto key_at = [&](int j, int e) {
+      return key_of<Score>(sink.score.combine(ra[h], rb[8 * j + 2 * (lane & 3) + e], d[4 * j + 2 * h + e]));
+    };
+    bool offers = false;
+    if (row0 + local < m) {
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const std::size_t col = col0 + 8 * j + 2 * (lane & 3) + e;
+          const float key = key_at(j, e);
+          if (col < n && cuda::ranks_before(key, static_cast<std::uint32_t>(col), bar_key[h], bar_column[h])) {
+            offers = true;
+            const int slot = atomicAdd(at.offer_count + local, 1);
+            if (slot < kOffers) {
+              at.offer_keys[local * kOffers + slot] = key;
+              at.offer_columns[local * kOffers + slot] = static_cast<std::uint32_t>(col);
+            }
+          }
+        }
+    }
+    if (!__any_sync(0xffffffffu, offers)) continue;
+    __syncwarp();
+    float* row_keys = at.keys + local * top;
+    std::uint32_t* row_columns = at.columns + local * top;
+    const int count = at.offer_count[local];
+    if (count <= kOffers) {
+      if ((lane & 3) == 0)
+        for (int s = 0; s < count; ++s) {
+          const float key = at.offer_keys[local * kOffers + s];
+          const std::uint32_t col = at.offer_columns[local * kOffers + s];
+          if (cuda::ranks_before(key, col, row_keys[top - 1], row_columns[top - 1]))
+            insert_sorted(row_keys, row_columns, top, key, col);
+        }
+    }
+    // Rows whose offers overflowed: every lane's entries again, one lane at a time.
+    for (int turn = 0; turn < 4; ++turn) {
+      if (__any_sync(0xffffffffu, count > kOffers && (lane & 3) == turn && offers)) {
+        if (count > kOffers && (lane & 3) == turn && offers) {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const std::size_t col = col0 + 8 * j + 2 * (lane & 3) + e;
+              const float key = key_at(j, e);
+              if (col < n &&
+                  cuda::ranks_before(key, static_cast<std::uint32_t>(col), row_keys[top - 1], row_columns[top - 1]))
+                insert_sorted(row_keys, row_columns, top, key, static_cast<std::uint32_t>(col));
+            }
+        }
+      }
+      __syncwarp();
+    }
+    if ((lane & 3) == 0) at.offer_count[local] = 0;
+    if (row0 + local < m) {
+      bar_key[h] = row_keys[top - 1];
+      bar_column[h] = row_columns[top - 1];
+    }
+  }
+}
+
 #endif
 
-template <int BN, int Stages, int Group, typename Epilogue>
+// Column factors of the top-k kernel: a ring of this many tiles' worth (enough that the
+// loader, at most Stages - 2 steps ahead, never overwrites a tile's before its epilogue).
+constexpr int kFactorTiles = 4;
+
+template <int BN, int Stages>
+constexpr std::size_t shared_for(int top) {
+  return smem_bytes<BN, Stages>() +
+         (top > 0 ? std::size_t(kTileM) * top * 8 + kFactorTiles * BN * 4 + kTileM * (4 + kOffers * 8) : 0);
+}
+
+// A block multiplies one row tile of A by a sequence of column tiles of B, streaming
+// (tile, K slice) steps through one ring so that the copies run on across tiles. With an
+// elementwise sink a block does one tile, in grouped raster order (Group row tiles, then
+// the next column tile). With the top-k sink a block does the share-th of every `shares`
+// column tiles, keeping its rows' top k in shared memory; the blocks go through shares in
+// groups of Group row tiles, so that the blocks running at once read a few row tiles of A
+// and a few column tiles of B, from L2.
+template <int BN, int Stages, int Group, typename Sink>
 __global__ void __launch_bounds__(kWgThreads, 1)
     wgmma_tf32_kernel(std::size_t m, std::size_t n, std::size_t k, const float* __restrict__ a,
-                      std::size_t a_rotate, const float* __restrict__ b, Epilogue epilogue) {
+                      std::size_t a_rotate, const float* __restrict__ b, Sink sink, unsigned shares) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(1024) std::uint8_t smem_raw[];
-  const unsigned base = (static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) + 1023u) & ~1023u;
+  const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
+  const unsigned base = (raw + 1023u) & ~1023u;
   constexpr unsigned kABytes = kTileM * 128, kStageBytes = (kTileM + BN) * 128;
-  // Grouped raster: Group row tiles, then the next column tile.
   const std::size_t tiles_m = (m + kTileM - 1) / kTileM, tiles_n = (n + BN - 1) / BN;
-  const std::size_t per_group = Group * tiles_n, id = blockIdx.x;
+  // Grouped raster: Group row tiles, then the next column tile (or share).
+  const std::size_t columns_of = Sink::kTopK ? shares : tiles_n;
+  const std::size_t per_group = Group * columns_of, id = blockIdx.x;
   const std::size_t first_m = id / per_group * Group;
   const std::size_t rows_in_group = tiles_m - first_m < Group ? tiles_m - first_m : Group;
-  const std::size_t tile_m = first_m + id % per_group % rows_in_group, tile_n = id % per_group / rows_in_group;
-  const std::size_t row0 = tile_m * kTileM, col0 = tile_n * BN;
-  const int slices = static_cast<int>((k + kSlice - 1) / kSlice);
+  const std::size_t tile_m = first_m + id % per_group % rows_in_group;
+  const std::size_t first_n = id % per_group / rows_in_group;
+  const std::size_t step_n = Sink::kTopK ? shares : tiles_n;
+  const std::size_t row0 = tile_m * kTileM;
+  const int slices = k > 0 ? static_cast<int>((k + kSlice - 1) / kSlice) : 1;  // k = 0: one slice of zeros
+  const std::size_t tiles_mine = first_n < tiles_n ? (tiles_n - first_n + step_n - 1) / step_n : 0;
+  const std::size_t steps = tiles_mine * slices;  // (tile, slice) pairs, one a ring stage
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, group = warp >> 2;
+  const int local0 = group * 64 + (warp & 3) * 16 + (lane >> 2);  // this thread's first row in the tile
 
+  // Top k: the lists (kTileM rows of `top`) and the column factors, after the ring; the
+  // bars and row factors of this thread's two rows.
+  TopKShared lists{};
+  float bar_key[2] = {-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)};
+  std::uint32_t bar_column[2] = {0xffffffffu, 0xffffffffu};
+  float ra[2] = {0.0f, 0.0f};
+  if constexpr (Sink::kTopK) {
+    lists.keys = reinterpret_cast<float*>(smem_raw + (base - raw) + Stages * kStageBytes);
+    lists.columns = reinterpret_cast<std::uint32_t*>(lists.keys + kTileM * sink.top);
+    lists.factors = reinterpret_cast<float*>(lists.columns + kTileM * sink.top);
+    lists.offer_count = reinterpret_cast<int*>(lists.factors + kFactorTiles * BN);
+    lists.offer_keys = reinterpret_cast<float*>(lists.offer_count + kTileM);
+    lists.offer_columns = reinterpret_cast<std::uint32_t*>(lists.offer_keys + kTileM * kOffers);
+    for (int t = threadIdx.x; t < kTileM * sink.top; t += kWgThreads) {
+      lists.keys[t] = bar_key[0];
+      lists.columns[t] = bar_column[0];
+    }
+    for (int t = threadIdx.x; t < kTileM; t += kWgThreads) lists.offer_count[t] = 0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (row0 + local0 + 8 * h < m) ra[h] = factor_a(sink.score, row0 + local0 + 8 * h);
+  }
+
+  // The loader: step `loaded` is slice load_slice of column tile load_n (its load_tile-th).
   constexpr int kAhead = Stages - 2;
-  int loaded = 0;
+  std::size_t loaded = 0, load_n = first_n, load_tile = 0;
+  int load_slice = 0;
   const auto issue = [&] {
-    if (loaded < slices) {
+    if (loaded < steps) {
       const unsigned stage = base + (loaded % Stages) * kStageBytes;
-      copy_slice<kTileM>(stage, a, row0, m, k, loaded, a_rotate);
-      copy_slice<BN>(stage + kABytes, b, col0, n, k, loaded, 0);
+      copy_slice<kTileM>(stage, a, row0, m, k, load_slice, a_rotate);
+      copy_slice<BN>(stage + kABytes, b, load_n * BN, n, k, load_slice, 0);
+      if constexpr (Sink::kTopK) {
+        if (load_slice == 0 && threadIdx.x < BN) {
+          const std::size_t col = load_n * BN + threadIdx.x;
+          lists.factors[(load_tile % kFactorTiles) * BN + threadIdx.x] = col < n ? factor_b(sink.score, col) : 0.0f;
+        }
+      }
     }
     ++loaded;
     copy_commit();
+    if (++load_slice == slices) {
+      load_slice = 0;
+      load_n += step_n;
+      ++load_tile;
+    }
   };
 #pragma unroll
   for (int s = 0; s < kAhead; ++s) issue();
 
   float d[BN / 2];
 #pragma unroll
-  for (int e = 0; e < BN / 2; ++e) d[e] = 0.0f;
-  for (int step = 0; step < slices; ++step) {
-    copy_wait<kAhead - 1>();
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the copies, seen by wgmma
-    __syncthreads();
-    issue();
-    const unsigned stage = base + (step % Stages) * kStageBytes;
-    const std::uint64_t desc_a = descriptor(stage + group * 64 * 128);
-    const std::uint64_t desc_b = descriptor(stage + kABytes);
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  for (int e = 0; e < BN / 2; ++e) d[e] = 0.0f;  // each tile's first MMA overwrites them
+  std::size_t step = 0;
+  for (std::size_t tile = 0, tile_n = first_n; tile < tiles_mine; ++tile, tile_n += step_n) {
+    for (int slice = 0; slice < slices; ++slice, ++step) {
+      copy_wait<kAhead - 1>();
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the copies, seen by wgmma
+      __syncthreads();
+      issue();
+      const unsigned stage = base + (step % Stages) * kStageBytes;
+      const std::uint64_t desc_a = descriptor(stage + group * 64 * 128);
+      const std::uint64_t desc_b = descriptor(stage + kABytes);
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-    for (int kk = 0; kk < kSlice / 8; ++kk) wgmma_tf32<BN>(d, desc_a + 2 * kk, desc_b + 2 * kk, step > 0 || kk > 0);
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      for (int kk = 0; kk < kSlice / 8; ++kk) wgmma_tf32<BN>(d, desc_a + 2 * kk, desc_b + 2 * kk, slice > 0 || kk > 0);
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      // All but this step's MMAs are done: the stage the next barrier lets the copies refill is free.
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    const std::size_t col0 = tile_n * BN;
+    // d[4 j + e]: row local0 + 8 (e / 2), column 8 j + 2 (lane % 4) + e % 2.
+    if constexpr (Sink::kTopK) {
+      keep_top<BN>(d, sink, local0, row0, col0, m, n, ra, lists.factors + (tile % kFactorTiles) * BN, lists,
+                   bar_key, bar_column);
+    } else {
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const std::size_t row = row0 + local0 + 8 * (e >> 1), col = col0 + 8 * j + 2 * (lane & 3) + (e & 1);
+          if (row < m && col < n) sink(row, col, d[4 * j + e]);
+        }
+    }
   }
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   copy_wait<0>();
 
-  // d[4 j + e]: row 64 group + 16 (warp % 4) + lane / 4 + 8 (e / 2), column 8 j + 2 (lane % 4) + e % 2.
-  const std::size_t row_base = row0 + group * 64 + (warp & 3) * 16 + (lane >> 2);
-#pragma unroll
-  for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const std::size_t row = row_base + 8 * (e >> 1), col = col0 + 8 * j + 2 * (lane & 3) + (e & 1);
-      if (row < m && col < n) epilogue(row, col, d[4 * j + e]);
+  if constexpr (Sink::kTopK) {
+    __syncthreads();  // every quad's last insertions
+    for (int t = threadIdx.x; t < kTileM * sink.top; t += kWgThreads) {
+      const std::size_t row = row0 + t / sink.top;
+      if (row >= m) break;
+      const std::size_t at = row * sink.per_row + first_n * std::size_t(sink.top) + t % sink.top;
+      sink.lists_key[at] = lists.keys[t];
+      sink.lists_column[at] = lists.columns[t];
     }
+  }
 #endif
 }
 
-template <int BN, int Stages, int Group, typename Epilogue>
+template <int BN, int Stages, int Group, typename Sink>
 void launch_tf32(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t a_rotate, const float* b,
-                 Epilogue epilogue, cudaStream_t stream) {
-  constexpr auto kernel = wgmma_tf32_kernel<BN, Stages, Group, Epilogue>;
-  constexpr std::size_t shared = smem_bytes<BN, Stages>();
-  cuda::allow_dynamic_shared<kernel>(shared);
-  const std::size_t blocks = ((m + kTileM - 1) / kTileM) * ((n + BN - 1) / BN);
+                 Sink sink, cudaStream_t stream, unsigned shares = 1) {
+  constexpr auto kernel = wgmma_tf32_kernel<BN, Stages, Group, Sink>;
+  int top = 0;
+  if constexpr (Sink::kTopK) top = sink.top;
+  const std::size_t shared = shared_for<BN, Stages>(top);
+  // What the largest top this tile takes needs (the 256-column tile: less than kMaxFusedTop).
+  cuda::allow_dynamic_shared<kernel>(
+      std::min(shared_for<BN, Stages>(Sink::kTopK ? kMaxFusedTop : 0), cuda::fused::kMaxSharedBytes));
+  if (shared > cuda::fused::kMaxSharedBytes) throw Failure(cat("internal: top ", top, " does not fit the TF32 tile"));
+  const std::size_t tiles_m = (m + kTileM - 1) / kTileM, tiles_n = (n + BN - 1) / BN;
+  const std::size_t blocks = tiles_m * (Sink::kTopK ? shares : tiles_n);
   if (blocks > 0x7fffffff) throw UsageError(cat("a product of ", m, " x ", n, " is too large for the TF32 kernel"));
-  kernel<<<static_cast<unsigned>(blocks), kWgThreads, shared, stream>>>(m, n, k, a, a_rotate, b, epilogue);
+  if (blocks == 0) return;
+  kernel<<<static_cast<unsigned>(blocks), kWgThreads, shared, stream>>>(m, n, k, a, a_rotate, b, sink, shares);
   SIMKIT_CUDA_CHECK_LAUNCH();
+}
+
+static_assert(shared_for<256, 4>(10) <= cuda::fused::kMaxSharedBytes, "top 10 overflows the 256-column tile");
+static_assert(shared_for<128, 5>(kMaxFusedTop) <= cuda::fused::kMaxSharedBytes, "top-k tile 128 overflows");
+
+// The top-k kernel's column tile: 256 (fewer tiles, the faster product) while the lists
+// of `top` fit beside its ring, else 128; SIMKIT_FUSED_TILE=128 or 256 forces one (for
+// measurement).
+int top_k_tile_n(int top) {
+  if (const char* forced = std::getenv("SIMKIT_FUSED_TILE")) {
+    const std::string value(forced);
+    if (value == "128") return 128;
+    if (value == "256" && shared_for<256, 4>(top) <= cuda::fused::kMaxSharedBytes) return 256;
+  }
+  return shared_for<256, 4>(top) <= cuda::fused::kMaxSharedBytes ? 256 : 128;
 }
 
 }  // namespace
@@ -187,18 +396,57 @@ void multiply_tf32_impl(const TensorTile& tile, std::size_t m, std::size_t n, st
   const auto is = [&](int bn, int stages, int group) {
     return tile.bm == kTileM && tile.bn == bn && tile.stages == stages && tile.group == group;
   };
-  const Store store{c, n};
+  const Store store{{}, c, n};
   if (is(256, 4, 8)) return launch_tf32<256, 4, 8>(m, n, k, a, 0, b, store, stream);
   if (is(192, 5, 8)) return launch_tf32<192, 5, 8>(m, n, k, a, 0, b, store, stream);
   if (is(128, 6, 8)) return launch_tf32<128, 6, 8>(m, n, k, a, 0, b, store, stream);
   throw UsageError("no TF32 kernel for tile " + tile.name());
 }
 
-void lin_scores_tf32(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t a_rotate,
-                     const float* b, const float* sums_a, const float* sums_b, float* c, std::size_t ld,
-                     cudaStream_t stream) {
+void scores_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                 const float* b, float* c, std::size_t ld, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
-  launch_tf32<256, 4, 8>(m, n, k, a, a_rotate, b, LinScore{c, ld, sums_a, sums_b}, stream);
+  with_score(spec, [&](auto score) {
+    launch_tf32<256, 4, 8>(m, n, k, a, spec.rotate_a, b, StoreSink<decltype(score)>{score, c, ld}, stream);
+  });
+}
+
+void threshold_tf32_impl(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                         const float* b, float threshold, ScoredPair* hits, unsigned long long* count,
+                         std::size_t capacity, cudaStream_t stream) {
+  if (m == 0 || n == 0) return;
+  with_score(spec, [&](auto score) {
+    using S = decltype(score);
+    launch_tf32<256, 4, 8>(m, n, k, a, spec.rotate_a, b,
+                           ThresholdSink<S>{score, key_of<S>(threshold), hits, count, capacity}, stream);
+  });
+}
+
+unsigned top_k_groups(std::size_t m, std::size_t n, int top) {
+  // One share a column tile (every block one tile, the plain product's grid) while the
+  // lists stay within 256 MiB; else as many shares as the row tiles of a raster group
+  // can have in one wave, each streaming its tiles. SIMKIT_FUSED_SHARES forces a count
+  // (for measurement).
+  const std::size_t tiles_m = (m + kTileM - 1) / kTileM, tiles_n = (n + top_k_tile_n(top) - 1) / top_k_tile_n(top);
+  const std::size_t rows = std::clamp<std::size_t>(tiles_m, 1, 8);
+  std::size_t shares = cuda::sm_count() / rows;
+  if (m * tiles_n * std::size_t(top) * 8 <= (std::size_t{256} << 20)) shares = tiles_n;
+  if (const char* forced = std::getenv("SIMKIT_FUSED_SHARES")) shares = std::strtoull(forced, nullptr, 10);
+  return static_cast<unsigned>(std::clamp<std::size_t>(shares, 1, std::clamp<std::size_t>(tiles_n, 1, 65535)));
+}
+
+void top_k_lists_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                      const float* b, int top, float* lists_key, std::uint32_t* lists_column, cudaStream_t stream) {
+  if (m == 0) return;
+  const unsigned shares = top_k_groups(m, n, top);
+  with_score(spec, [&](auto score) {
+    using S = decltype(score);
+    const TopKSink<S> sink{score, top, lists_key, lists_column, std::size_t(shares) * top};
+    if (top_k_tile_n(top) == 256)
+      launch_tf32<256, 4, 8>(m, n, k, a, spec.rotate_a, b, sink, stream, shares);
+    else
+      launch_tf32<128, 5, 8>(m, n, k, a, spec.rotate_a, b, sink, stream, shares);
+  });
 }
 
 }  // namespace simkit::gemm::detail

@@ -1,13 +1,16 @@
 // Internal: the TF32 tensor-core product (core/cuda/gemm_wgmma.cu, built for sm_90a when
-// SIMKIT_HAVE_WGMMA), behind simkit::gemm::multiply_tf32.
+// SIMKIT_HAVE_WGMMA), behind simkit::gemm's multiply_tf32, top_k_tf32 and threshold_tf32.
+// Pointers on the device; k and spec.rotate_a multiples of 4, rows 16-byte aligned.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "simkit/gemm.hpp"
+#include "simkit/pairwise.hpp"
 
 namespace simkit::gemm::detail {
 
@@ -15,13 +18,21 @@ const std::vector<TensorTile>& tensor_tiles_impl();
 void multiply_tf32_impl(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
                         const float* b, float* c, cudaStream_t stream);
 
-// Lin scores in one pass (128 x 256 tiles): c[i][j] (row stride ld) = (a'_i . b_j) /
-// (sums_a[i] + sums_b[j]), where a'_i is row i of a (k floats) read from column a_rotate
-// on, wrapping: with rows [M|A] of pitch P, a_rotate = P reads them as [A|M], so one
-// product gives A_a.M_b^T + M_a.A_b^T. k and a_rotate multiples of 4, rows 16-byte
-// aligned; sm_90 only (see tensor_tiles()).
-void lin_scores_tf32(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t a_rotate,
-                     const float* b, const float* sums_a, const float* sums_b, float* c, std::size_t ld,
-                     cudaStream_t stream);
+// Every score into c (row stride ld), 128 x 256 tiles. With spec.rotate_a = P on rows
+// [M|A] of pitch P, A's rows read as [A|M]: one product gives A_a.M_b^T + M_a.A_b^T (Lin).
+void scores_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                 const float* b, float* c, std::size_t ld, cudaStream_t stream);
+
+// Every entry past `threshold` appended to hits (capacity), *count counting them all.
+void threshold_tf32_impl(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                         const float* b, float threshold, ScoredPair* hits, unsigned long long* count,
+                         std::size_t capacity, cudaStream_t stream);
+
+// The top-k kernel runs top_k_groups(m, n) blocks a row tile, each over its share of the
+// column tiles; it writes each row's best `top` keys (score, or minus a distance) of each
+// share: row i's lists at lists_*[i * groups * top, + groups * top), best first in each.
+unsigned top_k_groups(std::size_t m, std::size_t n, int top);
+void top_k_lists_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                      const float* b, int top, float* lists_key, std::uint32_t* lists_column, cudaStream_t stream);
 
 }  // namespace simkit::gemm::detail

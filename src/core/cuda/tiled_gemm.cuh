@@ -10,6 +10,8 @@
 
 #include <cstddef>
 
+#include "core/cuda/gemm_epilogue.cuh"
+
 namespace simkit::gemm::detail {
 
 constexpr int kThreads = 256;
@@ -20,26 +22,6 @@ template <int TM, int TN, int BK>
 constexpr std::size_t shared_bytes() {
   return 2 * std::size_t(BK) * (16 * TM + 1 + 16 * TN) * sizeof(float);
 }
-
-// The plain product: C = A B.
-struct Store {
-  float* c;
-  std::size_t ld;
-  __device__ void operator()(std::size_t row, std::size_t col, float value) const { c[row * ld + col] = value; }
-};
-
-// Lin's similarity (DISCO, formula 3.8): the product is the numerator, divided by
-// s_i + s_j (0 where that is 0).
-struct LinScore {
-  float* c;
-  std::size_t ld;
-  const float* sums_a;
-  const float* sums_b;
-  __device__ void operator()(std::size_t row, std::size_t col, float value) const {
-    const float d = sums_a[row] + sums_b[col];
-    c[row * ld + col] = d > 0 ? value / d : 0.0f;
-  }
-};
 
 template <int TM, int TN, int BK, typename Epilogue>
 __global__ void __launch_bounds__(kThreads) tiled_kernel(std::size_t m, std::size_t n, std::size_t k, const float* a,

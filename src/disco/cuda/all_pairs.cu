@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
 #include "disco/cuda/lin_tile.hpp"
@@ -82,7 +83,7 @@ class LinScorer final : public gpu::BlockScorer {
   static constexpr std::size_t kTileBytes = std::size_t{64} << 20;
 
   LinScorer(const Model& model, const DenseRows& rows, bool tf32, ProductKernel kernel, std::size_t budget)
-      : model_(model), rows_(rows), width_(2 * rows.pitch), tf32_(tf32), cublas_(make_cublas()) {
+      : model_(model), rows_(rows), width_(2 * rows.pitch), tf32_(tf32), cublas_(cuda::make_cublas()) {
     if (kernel == ProductKernel::simkit) {
       if (!tf32) throw UsageError("--kernel simkit multiplies TF32 tiles only (use --precision tf32)");
       if (gemm::tensor_tiles().empty())
@@ -191,7 +192,8 @@ class LinScorer final : public gpu::BlockScorer {
   void lin_scores(const float* rows_a, std::size_t n_a, const float* rows_b, std::size_t n_b, const float* sums_a,
                   const float* sums_b, float* tile, std::size_t ld, cudaStream_t stream) {
 #ifdef SIMKIT_HAVE_WGMMA
-    gemm::detail::lin_scores_tf32(n_a, n_b, width_, rows_a, width_ / 2, rows_b, sums_a, sums_b, tile, ld, stream);
+    const gemm::ScoreSpec lin{gemm::Score::Lin, sums_a, sums_b, width_ / 2};
+    gemm::detail::scores_tf32(lin, n_a, n_b, width_, rows_a, rows_b, tile, ld, stream);
 #else
     (void)rows_a, (void)n_a, (void)rows_b, (void)n_b, (void)sums_a, (void)sums_b, (void)tile, (void)ld, (void)stream;
     throw Failure("internal: simkit's tensor-core kernel is not in this build");
@@ -244,16 +246,7 @@ class LinScorer final : public gpu::BlockScorer {
   bool tf32_;
   bool split_ = false;  // fp32 as split TF32 (resident rows only)
   bool simkit_kernel_ = false;  // TF32 tiles by simkit's kernel (resident rows only)
-  struct CublasDestroy {
-    void operator()(cublasHandle_t h) const { cublasDestroy(h); }
-  };
-  using Cublas = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDestroy>;
-  static Cublas make_cublas() {
-    cublasHandle_t h = nullptr;
-    SIMKIT_CUBLAS_CHECK(cublasCreate(&h));
-    return Cublas(h);
-  }
-  Cublas cublas_;
+  cuda::CublasHandle cublas_;
   cuda::DeviceBuffer<float> sums_, resident_, low_;
   std::vector<float> host_;
 };

@@ -1,0 +1,24 @@
+// A cuBLAS handle that is destroyed with its owner.
+#pragma once
+
+#include <cublas_v2.h>
+
+#include <memory>
+#include <type_traits>
+
+#include "core/cuda/check.hpp"
+
+namespace simkit::cuda {
+
+struct CublasDestroy {
+  void operator()(cublasHandle_t h) const { cublasDestroy(h); }
+};
+using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDestroy>;
+
+inline CublasHandle make_cublas() {
+  cublasHandle_t h = nullptr;
+  SIMKIT_CUBLAS_CHECK(cublasCreate(&h));
+  return CublasHandle(h);
+}
+
+}  // namespace simkit::cuda

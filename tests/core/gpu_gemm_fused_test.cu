@@ -1,0 +1,335 @@
+// The fused epilogues of the tensor-core product (include/simkit/gemm.hpp): each score
+// (dot, cosine, Lin, squared distance) with its per-row top k and its threshold, against
+// float64 on the CPU and against the three-pass cuBLAS + select path, on shapes no tile
+// divides (1 x 1, long and skinny ones, K past one slice); and the 3xTF32 product against
+// float64 at fp32's accuracy.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "simkit/error.hpp"
+#include "simkit/gemm.hpp"
+#include "test_support.hpp"
+
+namespace simkit {
+namespace {
+
+struct Shape {
+  std::size_t m, n, k;
+};
+
+// One job's inputs on the host and the device, and its float64 scores with the bound of
+// TF32's rounding on each.
+struct Job {
+  gemm::Score kind;
+  Shape s;
+  std::vector<float> a, b, row_a, row_b;
+  std::size_t rotate = 0;
+  std::vector<double> score, tol;
+  cuda::DeviceBuffer<float> da, db, dra, drb;
+
+  double key(std::size_t i, std::size_t j) const {
+    return kind == gemm::Score::SquaredDistance ? -score[i * s.n + j] : score[i * s.n + j];
+  }
+  gemm::ScoreSpec spec() const { return {kind, dra.get(), drb.get(), rotate}; }
+};
+
+Job make_job(gemm::Score kind, Shape s, test::Random& random) {
+  if (kind == gemm::Score::Lin) s.k = s.k / 8 * 8;  // [M | A] halves of a multiple of 4
+  Job job{kind, s};
+  if (kind == gemm::Score::Lin) {
+    // DISCO rows [M | A], f = k / 2 features: A's rows read rotated by f.
+    const std::size_t f = s.k / 2;
+    job.rotate = s.k > 0 ? f : 0;
+    const auto rows = [&](std::size_t count) {
+      std::vector<float> out(count * s.k, 0.0f);
+      const std::vector<float> u = random.floats(count * f, 0, 1);
+      for (std::size_t r = 0; r < count; ++r)
+        for (std::size_t c = 0; c < f; ++c)
+          if (u[r * f + c] < 0.3f) {
+            out[r * s.k + c] = 1.0f;
+            out[r * s.k + f + c] = u[r * f + c] * 3;
+          }
+      return out;
+    };
+    job.a = rows(s.m);
+    job.b = rows(s.n);
+  } else {
+    job.a = random.floats(s.m * s.k);
+    job.b = random.floats(s.n * s.k);
+  }
+  // The per-row inputs each score takes.
+  const auto per_row = [&](const std::vector<float>& x, std::size_t count) {
+    std::vector<float> out(count, 0.0f);
+    for (std::size_t r = 0; r < count; ++r) {
+      double sum = 0, squares = 0;
+      for (std::size_t c = 0; c < s.k; ++c) {
+        squares += double(x[r * s.k + c]) * x[r * s.k + c];
+        if (c >= s.k / 2) sum += x[r * s.k + c];
+      }
+      if (kind == gemm::Score::Cosine) out[r] = squares > 0 ? static_cast<float>(1 / std::sqrt(squares)) : 0.0f;
+      if (kind == gemm::Score::Lin) out[r] = static_cast<float>(sum);
+      if (kind == gemm::Score::SquaredDistance) out[r] = static_cast<float>(squares);
+    }
+    return out;
+  };
+  job.row_a = per_row(job.a, s.m);
+  job.row_b = per_row(job.b, s.n);
+  job.score.assign(s.m * s.n, 0.0);
+  job.tol.assign(s.m * s.n, 0.0);
+  for (std::size_t i = 0; i < s.m; ++i)
+    for (std::size_t j = 0; j < s.n; ++j) {
+      double p = 0, magnitude = 0;
+      for (std::size_t l = 0; l < s.k; ++l) {
+        const std::size_t la = (l + job.rotate) % std::max<std::size_t>(s.k, 1);
+        const double term = double(job.a[i * s.k + la]) * job.b[j * s.k + l];
+        p += term;
+        magnitude += std::fabs(term);
+      }
+      const double bound = 0x1p-8 * magnitude;  // TF32: each operand within 2^-10 of itself
+      double score = p, tol = bound;
+      switch (kind) {
+        case gemm::Score::Dot: break;
+        case gemm::Score::Cosine:
+          score = p * job.row_a[i] * job.row_b[j];
+          tol = bound * job.row_a[i] * job.row_b[j];
+          break;
+        case gemm::Score::Lin: {
+          const double d = double(job.row_a[i]) + job.row_b[j];
+          score = d > 0 ? p / d : 0;
+          tol = d > 0 ? bound / d : 0;
+          break;
+        }
+        case gemm::Score::SquaredDistance:
+          score = std::max(0.0, double(job.row_a[i]) + job.row_b[j] - 2 * p);
+          tol = 2 * bound + 1e-6 * (double(job.row_a[i]) + job.row_b[j]);
+          break;
+      }
+      job.score[i * s.n + j] = score;
+      job.tol[i * s.n + j] = tol + 1e-6 * std::fabs(score) + 1e-30;
+    }
+  // (Never empty: the kernels take valid, aligned pointers also when k = 0.)
+  const auto upload = [](std::vector<float> x) {
+    x.resize(std::max<std::size_t>(x.size(), 4), 0.0f);
+    return cuda::to_device(x.data(), x.size());
+  };
+  job.da = upload(job.a);
+  job.db = upload(job.b);
+  job.dra = upload(job.row_a);
+  job.drb = upload(job.row_b);
+  return job;
+}
+
+struct TopK {
+  std::vector<float> scores;
+  std::vector<std::uint32_t> columns;
+};
+
+template <typename Run>
+TopK run_top(const Job& job, int top, Run&& run) {
+  const std::size_t slots = job.s.m * top;
+  cuda::DeviceBuffer<float> scores(std::max<std::size_t>(slots, 1));
+  cuda::DeviceBuffer<std::uint32_t> columns(std::max<std::size_t>(slots, 1));
+  run(job.spec(), job.s.m, job.s.n, job.s.k, job.da.get(), job.db.get(), top, scores.get(), columns.get());
+  TopK out{std::vector<float>(slots), std::vector<std::uint32_t>(slots)};
+  SIMKIT_CUDA_CHECK(cudaMemcpy(out.scores.data(), scores.get(), slots * sizeof(float), cudaMemcpyDeviceToHost));
+  SIMKIT_CUDA_CHECK(cudaMemcpy(out.columns.data(), columns.get(), slots * 4, cudaMemcpyDeviceToHost));
+  return out;
+}
+
+// A top-k answer is right when its columns are distinct, each score is its column's
+// float64 score within TF32's bound, keys never increase, no column left out beats the
+// last one kept by more than the bounds (equal up to ties), and missing slots are empty.
+void expect_top_k(const Job& job, int top, const TopK& got) {
+  const bool distance = job.kind == gemm::Score::SquaredDistance;
+  const std::size_t kept = std::min<std::size_t>(top, job.s.n);
+  for (std::size_t i = 0; i < job.s.m; ++i) {
+    SCOPED_TRACE(testing::Message() << "row " << i);
+    std::set<std::uint32_t> seen;
+    for (std::size_t r = 0; r < std::size_t(top); ++r) {
+      const float score = got.scores[i * top + r];
+      const std::uint32_t column = got.columns[i * top + r];
+      if (r >= kept) {
+        ASSERT_EQ(column, 0xffffffffu) << "slot " << r;
+        ASSERT_EQ(score, distance ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+        continue;
+      }
+      ASSERT_LT(column, job.s.n) << "slot " << r;
+      ASSERT_TRUE(seen.insert(column).second) << "column " << column << " twice";
+      const std::size_t e = i * job.s.n + column;
+      ASSERT_NEAR(score, job.score[e], job.tol[e]) << "slot " << r << ", column " << column;
+      if (r > 0) {
+        const float before = got.scores[i * top + r - 1];
+        ASSERT_TRUE(distance ? before <= score : before >= score) << "slot " << r << " out of order";
+      }
+    }
+    if (kept == 0) continue;
+    const std::size_t last = got.columns[i * top + kept - 1];
+    for (std::size_t j = 0; j < job.s.n; ++j)
+      if (!seen.count(static_cast<std::uint32_t>(j)))
+        ASSERT_LE(job.key(i, j), job.key(i, last) + job.tol[i * job.s.n + j] + job.tol[i * job.s.n + last])
+            << "column " << j << " belongs in the top " << top;
+  }
+}
+
+const Shape kShapes[] = {{1, 1, 4},     {7, 13, 40},   {130, 300, 68},  {1, 1000, 64},
+                         {1000, 1, 64}, {257, 513, 304}, {300, 600, 1032}, {4, 3, 0}};
+const gemm::Score kScores[] = {gemm::Score::Dot, gemm::Score::Cosine, gemm::Score::Lin,
+                               gemm::Score::SquaredDistance};
+
+TEST(GpuGemmFused, TopKOfEveryScoreEqualsFloat64AndTheCublasPath) {
+  SIMKIT_REQUIRE_GPU();
+  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (const gemm::Score kind : kScores)
+    for (const Shape& shape : kShapes) {
+      if (test::quick() && shape.m * shape.n > 100000) continue;
+      const Job job = make_job(kind, shape, random);
+      const Shape& s = job.s;
+      // Tops up to 10 run on the 256-column tile, larger ones on the 128-column one; both
+      // tiles at 1 and 10 (SIMKIT_FUSED_TILE forces the small one). Small products give
+      // every column tile its own block; SIMKIT_FUSED_SHARES = 1 or 2 makes blocks stream
+      // several tiles, as large ones do.
+      struct Variant {
+        int top;
+        const char* tile;
+        const char* shares;
+      };
+      const std::vector<Variant> all{{1, nullptr, nullptr}, {10, nullptr, nullptr}, {32, nullptr, nullptr},
+                                     {1, "128", nullptr},  {10, "128", nullptr},  {10, nullptr, "1"},
+                                     {32, nullptr, "2"},   {10, "128", "2"}};
+      // (Under compute-sanitizer: one variant of each path.)
+      const std::vector<Variant> quick{{32, nullptr, nullptr}, {10, nullptr, "2"}, {10, "128", "1"}};
+      for (const Variant& v : test::quick() ? quick : all) {
+        const int top = v.top;
+        SCOPED_TRACE(testing::Message() << gemm::score_name(kind) << " top " << top << " on " << s.m << " x " << s.n
+                                        << " x " << s.k << (v.tile ? ", 128-column tile" : "")
+                                        << (v.shares ? ", shares " : "") << (v.shares ? v.shares : ""));
+        std::optional<test::ScopedEnv> tile, shares;
+        if (v.tile) tile.emplace("SIMKIT_FUSED_TILE", v.tile);
+        if (v.shares) shares.emplace("SIMKIT_FUSED_SHARES", v.shares);
+        const TopK fused = run_top(job, top, gemm::top_k_tf32);
+        const TopK base = run_top(job, top, [](auto&&... args) { gemm::top_k_cublas(args...); });
+        {
+          SCOPED_TRACE("fused");
+          expect_top_k(job, top, fused);
+        }
+        {
+          SCOPED_TRACE("cuBLAS + select");
+          expect_top_k(job, top, base);
+        }
+        // Both paths: the same column in each slot, but where two scores tie within the bounds.
+        for (std::size_t e = 0; e < fused.columns.size(); ++e) {
+          if (fused.columns[e] == base.columns[e]) continue;
+          const std::size_t i = e / top;
+          ASSERT_LT(fused.columns[e], s.n);
+          ASSERT_LT(base.columns[e], s.n);
+          const std::size_t f = i * s.n + fused.columns[e], b = i * s.n + base.columns[e];
+          ASSERT_NEAR(job.score[f], job.score[b], job.tol[f] + job.tol[b]) << "slot " << e % top << " of row " << i;
+        }
+      }
+    }
+}
+
+TEST(GpuGemmFused, ThresholdOfEveryScoreKeepsExactlyThePairsPastIt) {
+  SIMKIT_REQUIRE_GPU();
+  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (const gemm::Score kind : kScores)
+    for (const Shape& shape : {Shape{130, 300, 68}, Shape{257, 513, 304}, Shape{1, 1000, 64}}) {
+      const Job job = make_job(kind, shape, random);
+      const Shape& s = job.s;  // (Lin's k rounded down to a multiple of 8)
+      SCOPED_TRACE(testing::Message() << gemm::score_name(kind) << " on " << s.m << " x " << s.n << " x " << s.k);
+      const bool distance = kind == gemm::Score::SquaredDistance;
+      // About 2% of the pairs pass.
+      std::vector<double> keys;
+      for (std::size_t i = 0; i < s.m; ++i)
+        for (std::size_t j = 0; j < s.n; ++j) keys.push_back(job.key(i, j));
+      std::sort(keys.begin(), keys.end());
+      const double key = keys[keys.size() * 98 / 100];
+      const float threshold = static_cast<float>(distance ? -key : key);
+      const std::size_t capacity = s.m * s.n;
+      cuda::DeviceBuffer<ScoredPair> hits(capacity);
+      const std::size_t count = gemm::threshold_tf32(job.spec(), s.m, s.n, s.k, job.da.get(), job.db.get(),
+                                                     threshold, hits.get(), capacity);
+      ASSERT_LE(count, capacity);
+      std::vector<ScoredPair> got(count);
+      SIMKIT_CUDA_CHECK(cudaMemcpy(got.data(), hits.get(), count * sizeof(ScoredPair), cudaMemcpyDeviceToHost));
+      std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
+      for (const ScoredPair& h : got) {
+        ASSERT_LT(h.a, s.m);
+        ASSERT_LT(h.b, s.n);
+        ASSERT_TRUE(seen.insert({h.a, h.b}).second) << "pair " << h.a << ", " << h.b << " twice";
+        const std::size_t e = h.a * s.n + h.b;
+        ASSERT_NEAR(h.score, job.score[e], job.tol[e]);
+        ASSERT_TRUE(distance ? h.score <= threshold : h.score >= threshold);
+      }
+      for (std::size_t i = 0; i < s.m; ++i)
+        for (std::size_t j = 0; j < s.n; ++j)
+          if (job.key(i, j) >= key + job.tol[i * s.n + j])
+            ASSERT_TRUE(seen.count({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)}))
+                << "pair " << i << ", " << j << " is missing";
+      // Too little room: the count still says how many there are.
+      EXPECT_EQ(gemm::threshold_tf32(job.spec(), s.m, s.n, s.k, job.da.get(), job.db.get(), threshold, hits.get(), 1),
+                count);
+    }
+}
+
+// 3xTF32 against float64: fp32's accuracy (its rounding of K sums), far inside TF32's.
+TEST(GpuGemmFused, ThreeTf32ProductsReachFp32Accuracy) {
+  SIMKIT_REQUIRE_GPU();
+  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (const Shape& s : {Shape{1, 1, 4}, Shape{130, 300, 68}, Shape{257, 129, 1028}, Shape{1000, 1, 64}}) {
+    SCOPED_TRACE(testing::Message() << s.m << " x " << s.n << " x " << s.k);
+    const std::vector<float> a = random.floats(s.m * s.k), b = random.floats(s.n * s.k);
+    const auto da = cuda::to_device(a.data(), a.size()), db = cuda::to_device(b.data(), b.size());
+    cuda::DeviceBuffer<float> dc(s.m * s.n);
+    SIMKIT_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, s.m * s.n * sizeof(float)));
+    gemm::multiply_tf32x3(gemm::tensor_tiles()[0], s.m, s.n, s.k, da.get(), db.get(), dc.get());
+    std::vector<float> got(s.m * s.n);
+    SIMKIT_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < s.m; ++i)
+      for (std::size_t j = 0; j < s.n; ++j) {
+        double want = 0, magnitude = 0;
+        for (std::size_t l = 0; l < s.k; ++l) {
+          want += double(a[i * s.k + l]) * b[j * s.k + l];
+          magnitude += std::fabs(double(a[i * s.k + l]) * b[j * s.k + l]);
+        }
+        ASSERT_NEAR(got[i * s.n + j], want, (double(s.k) * 6e-8 + 0x1p-20) * magnitude + 1e-30)
+            << "entry " << i << ", " << j;
+      }
+  }
+}
+
+TEST(GpuGemmFused, RefusesWhatItCannotDo) {
+  SIMKIT_REQUIRE_GPU();
+  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  cuda::DeviceBuffer<float> x(256);
+  cuda::DeviceBuffer<std::uint32_t> c(256);
+  const gemm::ScoreSpec dot{};
+  EXPECT_THROW(gemm::top_k_tf32(dot, 2, 2, 8, x.get(), x.get(), 0, x.get(), c.get()), UsageError);
+  EXPECT_THROW(gemm::top_k_tf32(dot, 2, 2, 8, x.get(), x.get(), gemm::kMaxFusedTop + 1, x.get(), c.get()),
+               UsageError);
+  EXPECT_THROW(gemm::top_k_tf32(dot, 2, 2, 6, x.get(), x.get(), 1, x.get(), c.get()), UsageError);
+  EXPECT_THROW(gemm::top_k_tf32({gemm::Score::Dot, nullptr, nullptr, 2}, 2, 2, 8, x.get(), x.get(), 1, x.get(),
+                                c.get()),
+               UsageError);
+  EXPECT_THROW(gemm::multiply_tf32x3(gemm::tensor_tiles()[0], 2, 2, 6, x.get(), x.get(), x.get()), UsageError);
+}
+
+}  // namespace
+}  // namespace simkit
