@@ -55,11 +55,11 @@ void multiply_tf32(const TensorTile& tile, std::size_t m, std::size_t n, std::si
 
 // fp32 accuracy on TF32 tensor cores (3xTF32): each operand split into hi = TF32(x) and
 // lo = TF32(x - hi), C = hi.hi^T + hi.lo^T + lo.hi^T (lo.lo^T, under 2^-22 of a term,
-// dropped), one product of [hi|hi|lo] rows against [hi|lo|hi] ones with 3k columns,
-// summed in fp32. Needs 12 (m + n) k bytes of device scratch; the same layout and
-// limits as multiply_tf32.
-void multiply_tf32x3(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
-                     const float* b, float* c);
+// dropped), one product of [hi|hi|lo] rows against [hi|lo|hi] ones with 3k columns. The
+// tensor cores' own sums truncate, so they are added to fp32 registers every 128
+// elements of K (128 x 128 tiles). Needs 12 (m + n) k bytes of device scratch; the same
+// layout and limits as multiply_tf32.
+void multiply_tf32x3(std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b, float* c);
 
 // Fused scores on the tensor-core product: each entry p = A_i . B_j becomes a score in
 // the kernel's epilogue, and only each row's top k (or the entries past a threshold)

@@ -22,7 +22,7 @@ void multiply_tf32(const TensorTile&, std::size_t, std::size_t, std::size_t, con
   throw UsageError("the tensor-core product runs on a GPU; this simkit was built without CUDA");
 }
 
-void multiply_tf32x3(const TensorTile&, std::size_t, std::size_t, std::size_t, const float*, const float*, float*) {
+void multiply_tf32x3(std::size_t, std::size_t, std::size_t, const float*, const float*, float*) {
   throw UsageError("the tensor-core product runs on a GPU; this simkit was built without CUDA");
 }
 

@@ -116,8 +116,7 @@ void finish(const float* keys, const std::uint32_t* indices, std::size_t width, 
 
 }  // namespace
 
-void multiply_tf32x3(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
-                     const float* b, float* c) {
+void multiply_tf32x3(std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b, float* c) {
   require_tensor_layout(k, a, b, 0);
   if (m == 0 || n == 0) return;
   cuda::DeviceBuffer<float> a3(m * 3 * k), b3(n * 3 * k);
@@ -125,9 +124,9 @@ void multiply_tf32x3(const TensorTile& tile, std::size_t m, std::size_t n, std::
   split_kernel<<<blocks_for(n * k), 256>>>(b, n, k, b3.get(), false);
   SIMKIT_CUDA_CHECK_LAUNCH();
 #ifdef SIMKIT_HAVE_WGMMA
-  detail::multiply_tf32_impl(tile, m, n, 3 * k, a3.get(), b3.get(), c, nullptr);
+  detail::multiply_tf32_promoted(m, n, 3 * k, a3.get(), b3.get(), c, nullptr);
 #else
-  (void)tile, (void)c;
+  (void)c;
 #endif
   SIMKIT_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // before the scratch goes
 }

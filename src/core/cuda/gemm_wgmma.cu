@@ -207,6 +207,10 @@ __device__ __forceinline__ void keep_top(const float* d, const TopKSink<Score>& 
 
 #endif
 
+// Slices (of 32 floats of K) the promoted product sums on tensor cores before adding to
+// fp32 registers: 128 elements, 16 MMAs of K 8.
+constexpr int kPromoteSlices = 4;
+
 // Column factors of the top-k kernel: a ring of this many tiles' worth (enough that the
 // loader, at most Stages - 2 steps ahead, never overwrites a tile's before its epilogue).
 constexpr int kFactorTiles = 4;
@@ -224,7 +228,7 @@ constexpr std::size_t shared_for(int top) {
 // column tiles, keeping its rows' top k in shared memory; the blocks go through shares in
 // groups of Group row tiles, so that the blocks running at once read a few row tiles of A
 // and a few column tiles of B, from L2.
-template <int BN, int Stages, int Group, typename Sink>
+template <int BN, int Stages, int Group, typename Sink, int Promote = 0>
 __global__ void __launch_bounds__(kWgThreads, 1)
     wgmma_tf32_kernel(std::size_t m, std::size_t n, std::size_t k, const float* __restrict__ a,
                       std::size_t a_rotate, const float* __restrict__ b, Sink sink, unsigned shares) {
@@ -302,8 +306,15 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   float d[BN / 2];
 #pragma unroll
   for (int e = 0; e < BN / 2; ++e) d[e] = 0.0f;  // each tile's first MMA overwrites them
+  // With Promote slices, d is added to fp32 registers every Promote slices: the tensor
+  // cores' own sums truncate, and long chains of them drift (3xTF32 needs fp32's rounding).
+  float total[Promote > 0 ? BN / 2 : 1];
   std::size_t step = 0;
   for (std::size_t tile = 0, tile_n = first_n; tile < tiles_mine; ++tile, tile_n += step_n) {
+    if constexpr (Promote > 0) {
+#pragma unroll
+      for (int e = 0; e < BN / 2; ++e) total[e] = 0.0f;
+    }
     for (int slice = 0; slice < slices; ++slice, ++step) {
       copy_wait<kAhead - 1>();
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the copies, seen by wgmma
@@ -314,8 +325,19 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       const std::uint64_t desc_b = descriptor(stage + kABytes);
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-      for (int kk = 0; kk < kSlice / 8; ++kk) wgmma_tf32<BN>(d, desc_a + 2 * kk, desc_b + 2 * kk, slice > 0 || kk > 0);
+      for (int kk = 0; kk < kSlice / 8; ++kk) {
+        const bool first = Promote > 0 ? slice % (Promote > 0 ? Promote : 1) == 0 : slice == 0;
+        wgmma_tf32<BN>(d, desc_a + 2 * kk, desc_b + 2 * kk, !first || kk > 0);
+      }
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      if constexpr (Promote > 0) {
+        if ((slice + 1) % Promote == 0 || slice + 1 == slices) {
+          asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+          for (int e = 0; e < BN / 2; ++e) total[e] += d[e];
+          continue;
+        }
+      }
       // All but this step's MMAs are done: the stage the next barrier lets the copies refill is free.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     }
@@ -331,7 +353,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const std::size_t row = row0 + local0 + 8 * (e >> 1), col = col0 + 8 * j + 2 * (lane & 3) + (e & 1);
-          if (row < m && col < n) sink(row, col, d[4 * j + e]);
+          if (row < m && col < n) sink(row, col, Promote > 0 ? total[4 * j + e] : d[4 * j + e]);
         }
     }
   }
@@ -350,10 +372,10 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 #endif
 }
 
-template <int BN, int Stages, int Group, typename Sink>
+template <int BN, int Stages, int Group, typename Sink, int Promote = 0>
 void launch_tf32(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t a_rotate, const float* b,
                  Sink sink, cudaStream_t stream, unsigned shares = 1) {
-  constexpr auto kernel = wgmma_tf32_kernel<BN, Stages, Group, Sink>;
+  constexpr auto kernel = wgmma_tf32_kernel<BN, Stages, Group, Sink, Promote>;
   int top = 0;
   if constexpr (Sink::kTopK) top = sink.top;
   const std::size_t shared = shared_for<BN, Stages>(top);
@@ -401,6 +423,11 @@ void multiply_tf32_impl(const TensorTile& tile, std::size_t m, std::size_t n, st
   if (is(192, 5, 8)) return launch_tf32<192, 5, 8>(m, n, k, a, 0, b, store, stream);
   if (is(128, 6, 8)) return launch_tf32<128, 6, 8>(m, n, k, a, 0, b, store, stream);
   throw UsageError("no TF32 kernel for tile " + tile.name());
+}
+
+void multiply_tf32_promoted(std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b, float* c,
+                            cudaStream_t stream) {
+  launch_tf32<128, 6, 8, Store, kPromoteSlices>(m, n, k, a, 0, b, Store{{}, c, n}, stream);
 }
 
 void scores_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,

@@ -18,6 +18,11 @@ const std::vector<TensorTile>& tensor_tiles_impl();
 void multiply_tf32_impl(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
                         const float* b, float* c, cudaStream_t stream);
 
+// The plain product (128 x 128 tiles) with the tensor cores' sums added to fp32
+// registers every 128 elements of K (the 3xTF32 product's engine).
+void multiply_tf32_promoted(std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b, float* c,
+                            cudaStream_t stream);
+
 // Every score into c (row stride ld), 128 x 256 tiles. With spec.rotate_a = P on rows
 // [M|A] of pitch P, A's rows read as [A|M]: one product gives A_a.M_b^T + M_a.A_b^T (Lin).
 void scores_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
