@@ -138,7 +138,7 @@ void top_k_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t
   require_indexable(m, n);
   if (m == 0) return;
 #ifdef SIMKIT_HAVE_WGMMA
-  const std::size_t per_row = std::size_t(detail::top_k_groups(m, n, top)) * top;
+  const std::size_t per_row = std::size_t(detail::top_k_groups(m, n, k, top)) * top;
   cuda::DeviceBuffer<float> keys(m * per_row);
   cuda::DeviceBuffer<std::uint32_t> indices(m * per_row);
   detail::top_k_lists_tf32(spec, m, n, k, a, b, top, keys.get(), indices.get(), nullptr);
