@@ -41,9 +41,13 @@ TEST(BenchCli, GemmStudyTable) {
     ASSERT_EQ(f.size(), 8u) << lines[i];
     const bool tf32 = f[0].find("tf32") != std::string::npos;  // "wgmma tf32 ...", "cuBLAS tf32 ..."
     // fp32 tiles round as cuBLAS fp32 does; TF32 keeps 10 fraction bits of each operand.
-    if (f[6] != "-") EXPECT_LT(std::stod(f[6]), f[0].rfind("wgmma tf32", 0) == 0 ? 1e-2 : 1e-5) << lines[i];
+    if (f[6] != "-") {
+      EXPECT_LT(std::stod(f[6]), f[0].rfind("wgmma tf32", 0) == 0 ? 1e-2 : 1e-5) << lines[i];
+    }
     // Against float64: fp32 (cuBLAS, 3xTF32) near 2^-24 a term, TF32 near 2^-11.
-    if (f[7] != "-") EXPECT_LT(std::stod(f[7]), tf32 ? 1e-2 : 1e-5) << lines[i];
+    if (f[7] != "-") {
+      EXPECT_LT(std::stod(f[7]), tf32 ? 1e-2 : 1e-5) << lines[i];
+    }
   }
 }
 

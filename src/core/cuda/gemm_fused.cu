@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/cuda/check.hpp"
-#include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/gemm_epilogue.cuh"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/select.hpp"
@@ -33,6 +33,12 @@ void require_tensor_layout(std::size_t k, const float* a, const float* b, std::s
       reinterpret_cast<std::uintptr_t>(b) % 16 != 0)
     throw UsageError(cat("the TF32 tensor-core product needs k and the rotation multiples of 4 (k = ", k,
                          ", rotation ", rotate_a, ", below k) and 16-byte aligned operands"));
+}
+
+// Every score but the dot product reads one factor a row of A and of B.
+void require_factors(const ScoreSpec& spec) {
+  if (spec.kind != Score::Dot && (spec.row_a == nullptr || spec.row_b == nullptr))
+    throw UsageError(cat("the ", score_name(spec.kind), " score needs its per-row factors of A and B"));
 }
 
 void require_top(int top) {
@@ -91,6 +97,24 @@ __global__ void finish_kernel(const float* keys, const std::uint32_t* indices, s
   }
 }
 
+// One cuBLAS handle a thread and device, made on first use and kept (never destroyed:
+// its resources go with the process, and no destructor runs after CUDA's teardown).
+cublasHandle_t cached_cublas() {
+  int device = 0;
+  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+  thread_local std::map<int, cublasHandle_t> handles;
+  auto [it, fresh] = handles.try_emplace(device, nullptr);
+  if (fresh) {
+    try {
+      SIMKIT_CUBLAS_CHECK(cublasCreate(&it->second));
+    } catch (...) {
+      handles.erase(it);
+      throw;
+    }
+  }
+  return it->second;
+}
+
 unsigned blocks_for(std::size_t total) {
   return static_cast<unsigned>(std::clamp<std::size_t>((total + 255) / 256, 1, 8 * std::size_t(cuda::sm_count())));
 }
@@ -119,6 +143,10 @@ void finish(const float* keys, const std::uint32_t* indices, std::size_t width, 
 void multiply_tf32x3(std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b, float* c) {
   require_tensor_layout(k, a, b, 0);
   if (m == 0 || n == 0) return;
+  if (k == 0) {  // an empty sum (and no scratch to hand the kernel)
+    SIMKIT_CUDA_CHECK(cudaMemset(c, 0, m * n * sizeof(float)));
+    return;
+  }
   cuda::DeviceBuffer<float> a3(m * 3 * k), b3(n * 3 * k);
   split_kernel<<<blocks_for(m * k), 256>>>(a, m, k, a3.get(), true);
   split_kernel<<<blocks_for(n * k), 256>>>(b, n, k, b3.get(), false);
@@ -134,14 +162,16 @@ void multiply_tf32x3(std::size_t m, std::size_t n, std::size_t k, const float* a
 void top_k_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
                 const float* b, int top, float* scores, std::uint32_t* columns) {
   require_tensor_layout(k, a, b, spec.rotate_a);
+  require_factors(spec);
   require_top(top);
   require_indexable(m, n);
   if (m == 0) return;
 #ifdef SIMKIT_HAVE_WGMMA
-  const std::size_t per_row = std::size_t(detail::top_k_groups(m, n, k, top)) * top;
+  const unsigned groups = detail::top_k_groups(m, n, k, top);
+  const std::size_t per_row = std::size_t(groups) * top;
   cuda::DeviceBuffer<float> keys(m * per_row);
   cuda::DeviceBuffer<std::uint32_t> indices(m * per_row);
-  detail::top_k_lists_tf32(spec, m, n, k, a, b, top, keys.get(), indices.get(), nullptr);
+  detail::top_k_lists_tf32(spec, m, n, k, a, b, top, groups, keys.get(), indices.get(), nullptr);
   if (per_row == std::size_t(top)) {  // one list a row: already the answer
     finish(keys.get(), indices.get(), per_row, m, top, spec.kind, scores, columns);
   } else {
@@ -160,6 +190,7 @@ void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size
   if (top < 1 || static_cast<std::size_t>(top) > cuda::kMaxGpuK)
     throw UsageError(cat("top ", top, ": expected 1 .. ", cuda::kMaxGpuK));
   if (spec.rotate_a > 0 && spec.rotate_a >= k) throw UsageError(cat("rotation ", spec.rotate_a, " is not below k = ", k));
+  require_factors(spec);
   require_indexable(m, n);
   if (m == 0) return;
   const std::size_t floats = std::max<std::size_t>(tile_bytes / sizeof(float), 1);
@@ -170,8 +201,7 @@ void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size
   cuda::DeviceBuffer<float> tile(rows_per * cols_per);
   State state(m, top);
   cuda::SelectScratch scratch;
-  const cuda::CublasHandle blas = cuda::make_cublas();
-  cublasHandle_t h = blas.get();
+  cublasHandle_t h = cached_cublas();
   SIMKIT_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
   const std::size_t r = spec.rotate_a;
   const int ld = static_cast<int>(k);
@@ -207,6 +237,7 @@ void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size
 std::size_t threshold_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
                            const float* b, float threshold, ScoredPair* hits, std::size_t capacity) {
   require_tensor_layout(k, a, b, spec.rotate_a);
+  require_factors(spec);
   require_indexable(m, n);
   if (m == 0 || n == 0) return 0;
   cuda::DeviceBuffer<unsigned long long> count(1);

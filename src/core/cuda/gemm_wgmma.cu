@@ -375,6 +375,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 template <int BN, int Stages, int Group, typename Sink, int Promote = 0>
 void launch_tf32(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t a_rotate, const float* b,
                  Sink sink, cudaStream_t stream, unsigned shares = 1) {
+  static_assert(!(Sink::kTopK && Promote > 0), "the top-k epilogue reads the tensor cores' sums");
   constexpr auto kernel = wgmma_tf32_kernel<BN, Stages, Group, Sink, Promote>;
   int top = 0;
   if constexpr (Sink::kTopK) top = sink.top;
@@ -467,9 +468,9 @@ unsigned top_k_groups(std::size_t m, std::size_t n, std::size_t k, int top) {
 }
 
 void top_k_lists_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
-                      const float* b, int top, float* lists_key, std::uint32_t* lists_column, cudaStream_t stream) {
+                      const float* b, int top, unsigned shares, float* lists_key, std::uint32_t* lists_column,
+                      cudaStream_t stream) {
   if (m == 0) return;
-  const unsigned shares = top_k_groups(m, n, k, top);
   with_score(spec, [&](auto score) {
     using S = decltype(score);
     const TopKSink<S> sink{score, top, lists_key, lists_column, std::size_t(shares) * top};

@@ -35,9 +35,11 @@ void threshold_tf32_impl(const ScoreSpec& spec, std::size_t m, std::size_t n, st
 
 // The top-k kernel runs top_k_groups(m, n, k, top) blocks a row tile, each over its share of the
 // column tiles; it writes each row's best `top` keys (score, or minus a distance) of each
-// share: row i's lists at lists_*[i * groups * top, + groups * top), best first in each.
+// share: row i's lists at lists_*[i * groups * top, + groups * top), best first in each
+// (groups: what top_k_groups said, asked once: it depends on the free memory).
 unsigned top_k_groups(std::size_t m, std::size_t n, std::size_t k, int top);
 void top_k_lists_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
-                      const float* b, int top, float* lists_key, std::uint32_t* lists_column, cudaStream_t stream);
+                      const float* b, int top, unsigned groups, float* lists_key, std::uint32_t* lists_column,
+                      cudaStream_t stream);
 
 }  // namespace simkit::gemm::detail
