@@ -147,53 +147,45 @@ __device__ __forceinline__ void keep_top(const float* d, const TopKSink<Score>& 
     const auto key_at = [&](int j, int e) {
       return key_of<Score>(sink.score.combine(ra[h], rb[8 * j + 2 * (lane & 3) + e], d[4 * j + 2 * h + e]));
     };
-    bool offers = false;
-    if (row0 + local < m) {
+    // Calls visit(key, column) for this thread's entries of the row inside the product.
+    const auto each_entry = [&](auto&& visit) {
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const std::size_t col = col0 + 8 * j + 2 * (lane & 3) + e;
-          const float key = key_at(j, e);
-          if (col < n && cuda::ranks_before(key, static_cast<std::uint32_t>(col), bar_key[h], bar_column[h])) {
-            offers = true;
-            const int slot = atomicAdd(at.offer_count + local, 1);
-            if (slot < kOffers) {
-              at.offer_keys[local * kOffers + slot] = key;
-              at.offer_columns[local * kOffers + slot] = static_cast<std::uint32_t>(col);
-            }
-          }
+          if (col < n) visit(key_at(j, e), static_cast<std::uint32_t>(col));
         }
+    };
+    bool offers = false;
+    if (row0 + local < m) {
+      each_entry([&](float key, std::uint32_t col) {
+        if (!cuda::ranks_before(key, col, bar_key[h], bar_column[h])) return;
+        offers = true;
+        const int slot = atomicAdd(at.offer_count + local, 1);
+        if (slot < kOffers) {
+          at.offer_keys[local * kOffers + slot] = key;
+          at.offer_columns[local * kOffers + slot] = col;
+        }
+      });
     }
     if (!__any_sync(0xffffffffu, offers)) continue;
     __syncwarp();
     float* row_keys = at.keys + local * top;
     std::uint32_t* row_columns = at.columns + local * top;
+    // One entry into the row's list, if it ranks before the list's last.
+    const auto offer_to_list = [&](float key, std::uint32_t col) {
+      if (cuda::ranks_before(key, col, row_keys[top - 1], row_columns[top - 1]))
+        insert_sorted(row_keys, row_columns, top, key, col);
+    };
     const int count = at.offer_count[local];
-    if (count <= kOffers) {
-      if ((lane & 3) == 0)
-        for (int s = 0; s < count; ++s) {
-          const float key = at.offer_keys[local * kOffers + s];
-          const std::uint32_t col = at.offer_columns[local * kOffers + s];
-          if (cuda::ranks_before(key, col, row_keys[top - 1], row_columns[top - 1]))
-            insert_sorted(row_keys, row_columns, top, key, col);
-        }
-    }
+    if (count <= kOffers && (lane & 3) == 0)
+      for (int s = 0; s < count; ++s)
+        offer_to_list(at.offer_keys[local * kOffers + s], at.offer_columns[local * kOffers + s]);
     // Rows whose offers overflowed: every lane's entries again, one lane at a time.
     for (int turn = 0; turn < 4; ++turn) {
       if (__any_sync(0xffffffffu, count > kOffers && (lane & 3) == turn && offers)) {
-        if (count > kOffers && (lane & 3) == turn && offers) {
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const std::size_t col = col0 + 8 * j + 2 * (lane & 3) + e;
-              const float key = key_at(j, e);
-              if (col < n &&
-                  cuda::ranks_before(key, static_cast<std::uint32_t>(col), row_keys[top - 1], row_columns[top - 1]))
-                insert_sorted(row_keys, row_columns, top, key, static_cast<std::uint32_t>(col));
-            }
-        }
+        if (count > kOffers && (lane & 3) == turn && offers) each_entry(offer_to_list);
       }
       __syncwarp();
     }
