@@ -205,8 +205,15 @@ if [[ " $parts " == *" gemm "* ]]; then
   # beside cuBLAS + select (GEMM_SIZES, GEMM_FUSED_ARGS narrow them).
   bench_step "bench gemm (tiles)" gemm_study "$stage"/bin/simkit bench gemm --sizes "${GEMM_SIZES:-512,4096,8192}" \
     --reps "${GEMM_REPS:-5}" --format json -o "$out/gemm_study.json"
-  bench_step "bench gemm (fused)" gemm_fused "$stage"/bin/simkit bench gemm --study fused --reps "${GEMM_REPS:-5}" \
-    ${GEMM_FUSED_ARGS:-} -o "$out/gemm_fused.tsv"
+  # The fused jobs on each loader of GEMM_FUSED_TMA (SIMKIT_GEMM_TMA: 1, TMA, the default;
+  # 0, cp.async; 2, TMA multicast in pairs), the first into gemm_fused.tsv, the others gemm_fused_tmaN.tsv.
+  first_tma=1
+  for tma in ${GEMM_FUSED_TMA:-1 0}; do
+    name=gemm_fused; [ "$first_tma" = 1 ] || name=gemm_fused_tma$tma
+    SIMKIT_GEMM_TMA=$tma bench_step "bench gemm (fused, SIMKIT_GEMM_TMA=$tma)" "$name" "$stage"/bin/simkit bench gemm \
+      --study fused --reps "${GEMM_REPS:-5}" ${GEMM_FUSED_ARGS:-} -o "$out/$name.tsv"
+    first_tma=0
+  done
   python3 - "$out/gemm_study.json" <<'PY' | tee "$out/gemm_study_table.txt"
 import json, sys
 try:
@@ -217,7 +224,7 @@ for r in rows:
     if r["kernel"].startswith(("cuBLAS", "wgmma", "16x8/8", "8x16/8", "2x2/8")):
         print(f'{r["kernel"]:36s} {r["size"]:6d} {r["tflops"]:8.1f} TFLOP/s  fp32 {100*r["of_cublas_fp32"]:6.1f}%  tf32 {100*r["of_cublas_tf32"]:6.1f}%  err {r["max_relative_error"]:.1e}  vs float64 {r.get("float64_error", -1):.1e}')
 PY
-  cat "$out/gemm_fused.tsv"
+  for f in "$out"/gemm_fused*.tsv; do echo "-- $(basename "$f")"; cat "$f"; done
 fi
 
 if [[ " $parts " == *" sweep "* ]]; then
@@ -246,7 +253,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in gemm_study.json gemm_fused.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

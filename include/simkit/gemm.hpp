@@ -41,9 +41,13 @@ struct TensorTile {
   int bm = 128, bn = 256;
   int stages = 4;
   int group = 8;
-  std::string name() const {  // "wgmma tf32 128x256/4 g8"
+  // How the slices reach shared memory: 0, cp.async from every thread; 1, TMA (the tensor
+  // memory accelerator) issued by one thread; 2, TMA in clusters of two blocks (two row
+  // tiles) that multicast each slice of B to both, halving B's reads from L2.
+  int tma = 0;
+  std::string name() const {  // "wgmma tf32 128x256/4 g8", "... tma", "... tma x2"
     return "wgmma tf32 " + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(stages) + " g" +
-           std::to_string(group);
+           std::to_string(group) + (tma == 1 ? " tma" : tma == 2 ? " tma x2" : "");
   }
 };
 // The tiles this build and device have (empty without a Hopper GPU or an sm_90a build).
@@ -135,7 +139,8 @@ std::vector<Timing> study(const StudyOptions& options);
 // random inputs, each timed end to end with device events (median of `reps` after a
 // warm-up): cosine and squared-distance top k of `queries` rows against `rows` rows of
 // `dims` (uniform in (-1, 1)), and Lin top k of `lin_words` DISCO rows [M|A] against
-// themselves (M 0/1 with `lin_density` ones, A = M x U(0, 1), `lin_features` each).
+// themselves (M 0/1 with `lin_density` ones, A = M x U(0, 1), `lin_features` each, each
+// half padded with zeros to a multiple of 32 floats as DISCO pads it).
 struct FusedOptions {
   std::size_t queries = 1024, rows = 2196016, dims = 300;
   std::size_t lin_words = 100000, lin_features = 10000;

@@ -56,7 +56,7 @@ TEST(BenchCli, GemmFusedJobs) {
   const std::string out = (dir / "fused.tsv").string();
   if (!test::gpu_available()) GTEST_SKIP() << "no CUDA GPU here";
   test::expect_refused({"bench", "gemm", "--study", "fused", "--top", "0", "-o", out}, "--top 0", out);
-  test::expect_refused({"bench", "gemm", "--study", "fused", "--dims", "30", "-o", out}, "multiples of 4", out);
+  test::expect_refused({"bench", "gemm", "--study", "fused", "--dims", "30", "-o", out}, "--dims 30: expected a multiple of 4", out);
   if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
   const auto r = test::run_simkit({"bench", "gemm", "--study", "fused", "--queries", "100", "--rows", "3000", "--dims",
                                    "64", "--lin-words", "500", "--lin-features", "64", "--reps", "1", "-o", out});

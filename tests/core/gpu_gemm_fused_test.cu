@@ -183,9 +183,12 @@ void expect_top_k(const Job& job, int top, const TopK& got) {
 }
 
 // (130 x 2000 x 32: one K slice a tile, so that a block streaming many tiles wraps the
-// ring of column factors; 70 x 600 x 2056: rows long enough for a tile a block.)
-const Shape kShapes[] = {{1, 1, 4},        {7, 13, 40},      {130, 300, 68}, {1, 1000, 64}, {1000, 1, 64},
-                         {257, 513, 304}, {300, 600, 1032}, {130, 2000, 32}, {70, 600, 2056}, {4, 3, 0}};
+// ring of column factors; 70 x 600 x 2056: rows long enough for a tile a block; 190 x 700
+// x 320: Lin's rotation in whole slices, which the TMA loader takes, an odd count of row
+// tiles for its pairs.)
+const Shape kShapes[] = {{1, 1, 4},        {7, 13, 40},     {130, 300, 68},  {1, 1000, 64},
+                         {1000, 1, 64},    {257, 513, 304}, {300, 600, 1032}, {130, 2000, 32},
+                         {70, 600, 2056}, {190, 700, 320}, {4, 3, 0}};
 const gemm::Score kScores[] = {gemm::Score::Dot, gemm::Score::Cosine, gemm::Score::Lin,
                                gemm::Score::SquaredDistance};
 
@@ -202,25 +205,35 @@ TEST(GpuGemmFused, TopKOfEveryScoreEqualsFloat64AndTheCublasPath) {
       // Tops up to 13 run on the 256-column tile, larger ones on the 128-column one; both
       // tiles at 1 and 10 (SIMKIT_FUSED_TILE forces the small one). Small products give
       // every column tile its own block; SIMKIT_FUSED_SHARES = 1 or 2 makes blocks stream
-      // several tiles, as large ones do.
+      // several tiles, as large ones do. The loader is TMA unless SIMKIT_GEMM_TMA says
+      // 2 (TMA multicast in block pairs) or 0 (cp.async).
       struct Variant {
         int top;
         const char* tile;
         const char* shares;
+        const char* tma;
       };
-      const std::vector<Variant> all{{1, nullptr, nullptr}, {10, nullptr, nullptr}, {32, nullptr, nullptr},
-                                     {1, "128", nullptr},  {10, "128", nullptr},  {10, nullptr, "1"},
-                                     {13, nullptr, "2"},   {32, nullptr, "2"},    {10, "128", "1"}};
+      const std::vector<Variant> all{
+          {1, nullptr, nullptr, nullptr}, {10, nullptr, nullptr, nullptr}, {32, nullptr, nullptr, nullptr},
+          {1, "128", nullptr, nullptr},   {10, "128", nullptr, nullptr},   {10, nullptr, "1", nullptr},
+          {13, nullptr, "2", nullptr},    {32, nullptr, "2", nullptr},     {10, "128", "1", nullptr},
+          {10, nullptr, nullptr, "0"},    {10, nullptr, "2", "2"},         {32, nullptr, "2", "0"}};
       // (Under compute-sanitizer: one variant of each path.)
-      const std::vector<Variant> quick{{32, nullptr, nullptr}, {10, nullptr, "2"}, {10, "128", "1"}};
+      const std::vector<Variant> quick{{32, nullptr, nullptr, nullptr},
+                                       {10, nullptr, "2", nullptr},
+                                       {10, "128", "1", nullptr},
+                                       {10, nullptr, "2", "2"},
+                                       {10, nullptr, "2", "0"}};
       for (const Variant& v : test::quick() ? quick : all) {
         const int top = v.top;
         SCOPED_TRACE(testing::Message() << gemm::score_name(kind) << " top " << top << " on " << s.m << " x " << s.n
                                         << " x " << s.k << (v.tile ? ", 128-column tile" : "")
-                                        << (v.shares ? ", shares " : "") << (v.shares ? v.shares : ""));
-        std::optional<test::ScopedEnv> tile, shares;
+                                        << (v.shares ? ", shares " : "") << (v.shares ? v.shares : "")
+                                        << (v.tma ? ", SIMKIT_GEMM_TMA " : "") << (v.tma ? v.tma : ""));
+        std::optional<test::ScopedEnv> tile, shares, tma;
         if (v.tile) tile.emplace("SIMKIT_FUSED_TILE", v.tile);
         if (v.shares) shares.emplace("SIMKIT_FUSED_SHARES", v.shares);
+        if (v.tma) tma.emplace("SIMKIT_GEMM_TMA", v.tma);
         const TopK fused = run_top(job, top, gemm::top_k_tf32);
         const TopK base = run_top(job, top, [](auto&&... args) { gemm::top_k_cublas(args...); });
         {
@@ -250,7 +263,7 @@ TEST(GpuGemmFused, ThresholdOfEveryScoreKeepsExactlyThePairsPastIt) {
   test::Random random;
   SCOPED_TRACE(random.seed());
   for (const gemm::Score kind : kScores)
-    for (const Shape& shape : {Shape{130, 300, 68}, Shape{257, 513, 304}, Shape{1, 1000, 64}}) {
+    for (const Shape& shape : {Shape{130, 300, 68}, Shape{257, 513, 304}, Shape{1, 1000, 64}, Shape{190, 700, 320}}) {
       const Job job = make_job(kind, shape, random);
       const Shape& s = job.s;  // (Lin's k rounded down to a multiple of 8)
       SCOPED_TRACE(testing::Message() << gemm::score_name(kind) << " on " << s.m << " x " << s.n << " x " << s.k);

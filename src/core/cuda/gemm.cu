@@ -125,8 +125,9 @@ double median_ms(int reps, Body&& body) {
   return static_cast<double>(ms[ms.size() / 2]);
 }
 
-// DISCO rows [M | A] (2 f floats): M_j 0/1 with the given density, A_j = M_j x U(0, 1).
-__global__ void lin_rows_kernel(float* rows, std::size_t count, std::size_t f, double density,
+// DISCO rows [M | A] (halves of `pitch` floats, f features each, zeros after): M_j 0/1
+// with the given density, A_j = M_j x U(0, 1).
+__global__ void lin_rows_kernel(float* rows, std::size_t count, std::size_t f, std::size_t pitch, double density,
                                 unsigned long long seed) {
   const std::size_t total = count * f;
   for (std::size_t e = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < total;
@@ -137,9 +138,9 @@ __global__ void lin_rows_kernel(float* rows, std::size_t count, std::size_t f, d
     z ^= z >> 31;
     const double u = static_cast<double>(z >> 40) * 0x1.0p-24, v = static_cast<double>(z & 0xFFFFFF) * 0x1.0p-24;
     const bool on = u < density;
-    float* row = rows + e / f * 2 * f;
+    float* row = rows + e / f * 2 * pitch;
     row[e % f] = on ? 1.0f : 0.0f;
-    row[f + e % f] = on ? static_cast<float>(v) : 0.0f;
+    row[pitch + e % f] = on ? static_cast<float>(v) : 0.0f;
   }
 }
 
@@ -328,12 +329,15 @@ std::vector<FusedTiming> fused_study(const FusedOptions& options) {
   }
   if (options.lin_words > 0) {
     const std::size_t w = options.lin_words, f = options.lin_features;
-    if (f % 4 != 0) throw UsageError(cat("--lin-features ", f, ": expected a multiple of 4"));
-    cuda::DeviceBuffer<float> rows(w * 2 * f), sums(w);
-    lin_rows_kernel<<<1024, 256>>>(rows.get(), w, f, options.lin_density, 5);
-    row_sums_kernel<<<1024, 256>>>(rows.get(), w, 2 * f, f, f, kSum, sums.get());
+    // Each half padded to a multiple of 32 floats, as DISCO's dense rows are (disco/dense.hpp):
+    // the rotation is then whole 128-byte slices, which the TMA loader needs.
+    const std::size_t pitch = (f + 31) / 32 * 32;
+    cuda::DeviceBuffer<float> rows(w * 2 * pitch), sums(w);
+    SIMKIT_CUDA_CHECK(cudaMemset(rows.get(), 0, w * 2 * pitch * sizeof(float)));
+    lin_rows_kernel<<<1024, 256>>>(rows.get(), w, f, pitch, options.lin_density, 5);
+    row_sums_kernel<<<1024, 256>>>(rows.get(), w, 2 * pitch, pitch, f, kSum, sums.get());
     SIMKIT_CUDA_CHECK_LAUNCH();
-    job("Lin" + top_name, {Score::Lin, sums.get(), sums.get(), f}, w, w, 2 * f, rows.get(), rows.get());
+    job("Lin" + top_name, {Score::Lin, sums.get(), sums.get(), pitch}, w, w, 2 * pitch, rows.get(), rows.get());
   }
   return out;
 }

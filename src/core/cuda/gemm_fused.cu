@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/gemm_epilogue.cuh"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/select.hpp"
@@ -97,22 +98,15 @@ __global__ void finish_kernel(const float* keys, const std::uint32_t* indices, s
   }
 }
 
-// One cuBLAS handle a thread and device, made on first use and kept (never destroyed:
-// its resources go with the process, and no destructor runs after CUDA's teardown).
+// One cuBLAS handle a thread and device, made on first use and destroyed when the thread
+// ends (thread_local objects go before the CUDA runtime's teardown at exit).
 cublasHandle_t cached_cublas() {
   int device = 0;
   SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
-  thread_local std::map<int, cublasHandle_t> handles;
-  auto [it, fresh] = handles.try_emplace(device, nullptr);
-  if (fresh) {
-    try {
-      SIMKIT_CUBLAS_CHECK(cublasCreate(&it->second));
-    } catch (...) {
-      handles.erase(it);
-      throw;
-    }
-  }
-  return it->second;
+  thread_local std::map<int, cuda::CublasHandle> handles;
+  auto it = handles.find(device);
+  if (it == handles.end()) it = handles.emplace(device, cuda::make_cublas()).first;
+  return it->second.get();
 }
 
 unsigned blocks_for(std::size_t total) {

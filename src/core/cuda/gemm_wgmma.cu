@@ -16,6 +16,10 @@
 #include <cstdlib>
 #include <string>
 #include <cstdint>
+#include <type_traits>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/fused_device.cuh"
@@ -23,6 +27,7 @@
 #include "core/cuda/memory.hpp"
 #include "core/cuda/tiled_gemm.cuh"
 #include "core/cuda/rank_order.cuh"
+#include "core/cuda/tma.cuh"
 #include "core/cuda/wgmma.cuh"
 #include "core/text.hpp"
 #include "simkit/error.hpp"
@@ -35,9 +40,13 @@ namespace {
 constexpr int kTileM = 128;
 constexpr int kWgThreads = 256;
 
+// The TMA kernel's barriers after the ring: a stage loaded, a stage read (8 bytes each).
+constexpr unsigned kBarrierBytes = 128;
+
 template <int BN, int Stages>
 constexpr std::size_t smem_bytes() {
-  return std::size_t(Stages) * (kTileM + BN) * 128 + 1024;  // + 1 KiB: 1024-byte alignment
+  static_assert(Stages * 16 <= kBarrierBytes, "the barriers overflow their room");
+  return std::size_t(Stages) * (kTileM + BN) * 128 + kBarrierBytes + 1024;  // + 1 KiB: 1024-byte alignment
 }
 
 // Candidates a row may offer in one tile before the top-k epilogue takes its slow path.
@@ -55,9 +64,9 @@ struct TopKShared {
   std::uint32_t* offer_columns;
 };
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
 constexpr int kSlice = 32;  // floats of K a stage holds (128 bytes a row)
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 using cuda::fused::copy16;
 using cuda::fused::copy_commit;
@@ -213,46 +222,49 @@ constexpr std::size_t shared_for(int top) {
          (top > 0 ? std::size_t(kTileM) * top * 8 + kFactorTiles * BN * 4 + kTileM * (4 + kOffers * 8) : 0);
 }
 
-// A block multiplies one row tile of A by a sequence of column tiles of B, streaming
-// (tile, K slice) steps through one ring so that the copies run on across tiles. With an
-// elementwise sink a block does one tile, in grouped raster order (Group row tiles, then
-// the next column tile). With the top-k sink a block does the share-th of every `shares`
-// column tiles, keeping its rows' top k in shared memory; the blocks go through shares in
-// groups of Group row tiles, so that the blocks running at once read a few row tiles of A
-// and a few column tiles of B, from L2.
-template <int BN, int Stages, int Group, typename Sink, int Promote = 0>
-__global__ void __launch_bounds__(kWgThreads, 1)
-    wgmma_tf32_kernel(std::size_t m, std::size_t n, std::size_t k, const float* __restrict__ a,
-                      std::size_t a_rotate, const float* __restrict__ b, Sink sink, unsigned shares) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  extern __shared__ __align__(1024) std::uint8_t smem_raw[];
-  const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
-  const unsigned base = (raw + 1023u) & ~1023u;
-  constexpr unsigned kABytes = kTileM * 128, kStageBytes = (kTileM + BN) * 128;
-  const std::size_t tiles_m = (m + kTileM - 1) / kTileM, tiles_n = (n + BN - 1) / BN;
-  // Grouped raster: Group row tiles, then the next column tile (or share).
-  const std::size_t columns_of = Sink::kTopK ? shares : tiles_n;
-  const std::size_t per_group = Group * columns_of, id = blockIdx.x;
-  const std::size_t first_m = id / per_group * Group;
-  const std::size_t rows_in_group = tiles_m - first_m < Group ? tiles_m - first_m : Group;
-  const std::size_t tile_m = first_m + id % per_group % rows_in_group;
-  const std::size_t first_n = id % per_group / rows_in_group;
-  const std::size_t step_n = Sink::kTopK ? shares : tiles_n;
-  const std::size_t row0 = tile_m * kTileM;
-  const int slices = k > 0 ? static_cast<int>((k + kSlice - 1) / kSlice) : 1;  // k = 0: one slice of zeros
-  const std::size_t tiles_mine = first_n < tiles_n ? (tiles_n - first_n + step_n - 1) / step_n : 0;
-  const std::size_t steps = tiles_mine * slices;  // (tile, slice) pairs, one a ring stage
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, group = warp >> 2;
-  const int local0 = group * 64 + (warp & 3) * 16 + (lane >> 2);  // this thread's first row in the tile
+// Which row tile and column tiles a block takes. Blocks go in grouped raster order (Group
+// row tiles, counted in units of Cluster row tiles of which each block of a cluster takes
+// one, then the next column), so that the blocks running at once read a few row tiles of A
+// and a few column tiles of B from L2. With shares > 0 (the top-k sink) the columns are
+// shares: a block takes every shares-th column tile from its first; else one tile.
+struct Place {
+  std::size_t tile_m, first_n, step_n, tiles;
+};
 
-  // Top k: the lists (kTileM rows of `top`) and the column factors, after the ring; the
-  // bars and row factors of this thread's two rows.
+template <int Group, int Cluster>
+__host__ __device__ constexpr std::size_t row_units(std::size_t m) {
+  return ((m + kTileM - 1) / kTileM + Cluster - 1) / Cluster;
+}
+
+template <int BN, int Group, int Cluster>
+__device__ __forceinline__ Place place_block(std::size_t m, std::size_t n, unsigned shares, unsigned rank) {
+  static_assert(Group % Cluster == 0, "a raster group holds whole clusters");
+  constexpr std::size_t kUnits = Group / Cluster;
+  const std::size_t tiles_n = (n + BN - 1) / BN, units = row_units<Group, Cluster>(m);
+  const std::size_t columns = shares > 0 ? shares : tiles_n, per_group = kUnits * columns;
+  const std::size_t id = blockIdx.x / Cluster, first = id / per_group * kUnits;
+  const std::size_t in_group = units - first < kUnits ? units - first : kUnits;
+  Place place;
+  place.tile_m = (first + id % per_group % in_group) * Cluster + rank;
+  place.first_n = id % per_group / in_group;
+  place.step_n = columns;
+  place.tiles = place.first_n < tiles_n ? (tiles_n - place.first_n + columns - 1) / columns : 0;
+  return place;
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// The top-k sink's state: the lists in shared memory at `at` (every one empty), and the
+// bars (the k-th best so far) and factors of this thread's two rows.
+template <int BN, typename Score>
+struct TopKState {
   TopKShared lists{};
   float bar_key[2] = {-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)};
   std::uint32_t bar_column[2] = {0xffffffffu, 0xffffffffu};
   float ra[2] = {0.0f, 0.0f};
-  if constexpr (Sink::kTopK) {
-    lists.keys = reinterpret_cast<float*>(smem_raw + (base - raw) + Stages * kStageBytes);
+
+  __device__ TopKState(std::uint8_t* at, const TopKSink<Score>& sink, std::size_t row0, int local0, std::size_t m) {
+    lists.keys = reinterpret_cast<float*>(at);
     lists.columns = reinterpret_cast<std::uint32_t*>(lists.keys + kTileM * sink.top);
     lists.factors = reinterpret_cast<float*>(lists.columns + kTileM * sink.top);
     lists.offer_count = reinterpret_cast<int*>(lists.factors + kFactorTiles * BN);
@@ -268,9 +280,88 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       if (row0 + local0 + 8 * h < m) ra[h] = factor_a(sink.score, row0 + local0 + 8 * h);
   }
 
+  // Every row's list, as the share's list (after the last insertions).
+  __device__ void write(const TopKSink<Score>& sink, std::size_t row0, std::size_t m, std::size_t share) const {
+    __syncthreads();
+    for (int t = threadIdx.x; t < kTileM * sink.top; t += kWgThreads) {
+      const std::size_t row = row0 + t / sink.top;
+      if (row >= m) break;
+      const std::size_t at = row * sink.per_row + share * std::size_t(sink.top) + t % sink.top;
+      sink.lists_key[at] = lists.keys[t];
+      sink.lists_column[at] = lists.columns[t];
+    }
+  }
+};
+
+// No state for the elementwise sinks.
+struct NoState {};
+template <int BN, typename Sink>
+using SinkState = std::conditional_t<Sink::kTopK, TopKState<BN, decltype(Sink::score)>, NoState>;
+
+// A finished tile into the sink; d[4 j + e] holds row local0 + 8 (e / 2), column
+// 8 j + 2 (lane % 4) + e % 2 of the tile; rb: the tile's column factors (top k).
+template <int BN, typename Sink>
+__device__ __forceinline__ void finish_tile(const float* d, const Sink& sink, SinkState<BN, Sink>& state, int local0,
+                                            std::size_t row0, std::size_t col0, std::size_t m, std::size_t n,
+                                            const float* rb) {
+  if constexpr (Sink::kTopK) {
+    keep_top<BN>(d, sink, local0, row0, col0, m, n, state.ra, rb, state.lists, state.bar_key, state.bar_column);
+  } else {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const std::size_t row = row0 + local0 + 8 * (e >> 1), col = col0 + 8 * j + 2 * (lane & 3) + (e & 1);
+        if (row < m && col < n) sink(row, col, d[4 * j + e]);
+      }
+  }
+}
+
+// One stage's MMAs (K 32 in four k8 steps) into d; accumulate 0 overwrites d.
+template <int BN>
+__device__ __forceinline__ void multiply_stage(float* d, unsigned stage, int group, bool accumulate) {
+  constexpr unsigned kABytes = kTileM * 128;
+  const std::uint64_t desc_a = descriptor(stage + group * 64 * 128);
+  const std::uint64_t desc_b = descriptor(stage + kABytes);
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+  for (int kk = 0; kk < kSlice / 8; ++kk) wgmma_tf32<BN>(d, desc_a + 2 * kk, desc_b + 2 * kk, accumulate || kk > 0);
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+#endif
+
+// A block multiplies one row tile of A by a sequence of column tiles of B, streaming
+// (tile, K slice) steps through one ring so that the copies run on across tiles: all
+// threads copy with cp.async, Stages - 2 steps ahead. With the top-k sink a block keeps
+// its rows' top k in shared memory over its share of the column tiles.
+template <int BN, int Stages, int Group, typename Sink, int Promote = 0>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    wgmma_tf32_kernel(std::size_t m, std::size_t n, std::size_t k, const float* __restrict__ a,
+                      std::size_t a_rotate, const float* __restrict__ b, Sink sink, unsigned shares) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ __align__(1024) std::uint8_t smem_raw[];
+  const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
+  const unsigned base = (raw + 1023u) & ~1023u;
+  constexpr unsigned kABytes = kTileM * 128, kStageBytes = (kTileM + BN) * 128;
+  const Place place = place_block<BN, Group, 1>(m, n, Sink::kTopK ? shares : 0, 0);
+  const std::size_t row0 = place.tile_m * kTileM;
+  const int slices = k > 0 ? static_cast<int>((k + kSlice - 1) / kSlice) : 1;  // k = 0: one slice of zeros
+  const std::size_t steps = place.tiles * slices;  // (tile, slice) pairs, one a ring stage
+  const int warp = threadIdx.x >> 5, group = warp >> 2;
+  const int local0 = group * 64 + (warp & 3) * 16 + ((threadIdx.x & 31) >> 2);  // this thread's first row
+
+  SinkState<BN, Sink> state = [&] {
+    if constexpr (Sink::kTopK)
+      return SinkState<BN, Sink>(smem_raw + (base - raw) + Stages * kStageBytes + kBarrierBytes, sink, row0, local0, m);
+    else
+      return NoState{};
+  }();
+
   // The loader: step `loaded` is slice load_slice of column tile load_n (its load_tile-th).
   constexpr int kAhead = Stages - 2;
-  std::size_t loaded = 0, load_n = first_n, load_tile = 0;
+  std::size_t loaded = 0, load_n = place.first_n, load_tile = 0;
   int load_slice = 0;
   const auto issue = [&] {
     if (loaded < steps) {
@@ -280,7 +371,8 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       if constexpr (Sink::kTopK) {
         if (load_slice == 0 && threadIdx.x < BN) {
           const std::size_t col = load_n * BN + threadIdx.x;
-          lists.factors[(load_tile % kFactorTiles) * BN + threadIdx.x] = col < n ? factor_b(sink.score, col) : 0.0f;
+          state.lists.factors[(load_tile % kFactorTiles) * BN + threadIdx.x] =
+              col < n ? factor_b(sink.score, col) : 0.0f;
         }
       }
     }
@@ -288,7 +380,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     copy_commit();
     if (++load_slice == slices) {
       load_slice = 0;
-      load_n += step_n;
+      load_n += place.step_n;
       ++load_tile;
     }
   };
@@ -302,7 +394,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   // cores' own sums truncate, and long chains of them drift (3xTF32 needs fp32's rounding).
   float total[Promote > 0 ? BN / 2 : 1];
   std::size_t step = 0;
-  for (std::size_t tile = 0, tile_n = first_n; tile < tiles_mine; ++tile, tile_n += step_n) {
+  for (std::size_t tile = 0; tile < place.tiles; ++tile) {
     if constexpr (Promote > 0) {
 #pragma unroll
       for (int e = 0; e < BN / 2; ++e) total[e] = 0.0f;
@@ -312,16 +404,8 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the copies, seen by wgmma
       __syncthreads();
       issue();
-      const unsigned stage = base + (step % Stages) * kStageBytes;
-      const std::uint64_t desc_a = descriptor(stage + group * 64 * 128);
-      const std::uint64_t desc_b = descriptor(stage + kABytes);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-      for (int kk = 0; kk < kSlice / 8; ++kk) {
-        const bool first = Promote > 0 ? slice % (Promote > 0 ? Promote : 1) == 0 : slice == 0;
-        wgmma_tf32<BN>(d, desc_a + 2 * kk, desc_b + 2 * kk, !first || kk > 0);
-      }
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      const bool first = Promote > 0 ? slice % (Promote > 0 ? Promote : 1) == 0 : slice == 0;
+      multiply_stage<BN>(d, base + (step % Stages) * kStageBytes, group, !first);
       if constexpr (Promote > 0) {
         if ((slice + 1) % Promote == 0 || slice + 1 == slices) {
           asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
@@ -334,34 +418,141 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    const std::size_t col0 = tile_n * BN;
-    // d[4 j + e]: row local0 + 8 (e / 2), column 8 j + 2 (lane % 4) + e % 2.
-    if constexpr (Sink::kTopK) {
-      keep_top<BN>(d, sink, local0, row0, col0, m, n, ra, lists.factors + (tile % kFactorTiles) * BN, lists,
-                   bar_key, bar_column);
-    } else {
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const std::size_t row = row0 + local0 + 8 * (e >> 1), col = col0 + 8 * j + 2 * (lane & 3) + (e & 1);
-          if (row < m && col < n) sink(row, col, Promote > 0 ? total[4 * j + e] : d[4 * j + e]);
-        }
-    }
+    const float* rb = nullptr;
+    if constexpr (Sink::kTopK) rb = state.lists.factors + (tile % kFactorTiles) * BN;
+    finish_tile<BN>(Promote > 0 ? total : d, sink, state, local0, row0, (place.first_n + tile * place.step_n) * BN,
+                    m, n, rb);
   }
   copy_wait<0>();
-
-  if constexpr (Sink::kTopK) {
-    __syncthreads();  // every quad's last insertions
-    for (int t = threadIdx.x; t < kTileM * sink.top; t += kWgThreads) {
-      const std::size_t row = row0 + t / sink.top;
-      if (row >= m) break;
-      const std::size_t at = row * sink.per_row + first_n * std::size_t(sink.top) + t % sink.top;
-      sink.lists_key[at] = lists.keys[t];
-      sink.lists_column[at] = lists.columns[t];
-    }
-  }
+  if constexpr (Sink::kTopK) state.write(sink, row0, m, place.first_n);
 #endif
+}
+
+// The same product with TMA: thread 0 loads each stage with the tensor memory accelerator
+// (a slice of A's row tile, and of B's column tile) Stages - 1 steps ahead, on a
+// transaction barrier that the warpgroups wait on; each warpgroup frees a stage on a
+// second barrier once its MMAs that read it are done. In clusters of two blocks (two row
+// tiles, the same column tiles) each block loads half of B's slice and multicasts it to
+// both, so a stage is free only once all four warpgroups of the pair have read it. Rows
+// past m or n and K past k arrive as zeros. A read rotated needs whole slices (rotation and
+// k multiples of 32).
+template <int BN, int Stages, int Group, int Cluster, typename Sink>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    wgmma_tma_kernel(std::size_t m, std::size_t n, std::size_t k, const __grid_constant__ CUtensorMap map_a,
+                     std::size_t a_rotate, const __grid_constant__ CUtensorMap map_b, Sink sink, unsigned shares) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  namespace tma = cuda::tma;
+  extern __shared__ __align__(1024) std::uint8_t smem_raw[];
+  const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
+  const unsigned base = (raw + 1023u) & ~1023u;
+  constexpr unsigned kABytes = kTileM * 128, kStageBytes = (kTileM + BN) * 128, kPartRows = BN / Cluster;
+  const unsigned full = base + Stages * kStageBytes, empty = full + Stages * 8;
+  const unsigned rank = Cluster > 1 ? tma::cluster_rank() : 0;
+  const Place place = place_block<BN, Group, Cluster>(m, n, Sink::kTopK ? shares : 0, rank);
+  const std::size_t row0 = place.tile_m * kTileM;
+  const std::size_t slices = (k + kSlice - 1) / kSlice;  // k > 0
+  const std::size_t steps = place.tiles * slices;
+  const int warp = threadIdx.x >> 5, group = warp >> 2;
+  const int local0 = group * 64 + (warp & 3) * 16 + ((threadIdx.x & 31) >> 2);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      tma::barrier_init(full + 8 * s, 1);
+      tma::barrier_init(empty + 8 * s, 2 * Cluster);  // a warpgroup of each block of the cluster
+    }
+    tma::barrier_init_fence();
+  }
+  SinkState<BN, Sink> state = [&] {
+    if constexpr (Sink::kTopK)
+      return SinkState<BN, Sink>(smem_raw + (base - raw) + Stages * kStageBytes + kBarrierBytes, sink, row0, local0, m);
+    else
+      return NoState{};
+  }();
+  if constexpr (Cluster > 1)
+    tma::cluster_sync();
+  else
+    __syncthreads();
+
+  // Step t (slice t % slices of the block's (t / slices)-th column tile) into stage
+  // t % Stages, once the stage's step t - Stages is read everywhere.
+  const auto issue = [&](std::size_t t) {
+    const unsigned s = static_cast<unsigned>(t % Stages), stage = base + s * kStageBytes;
+    if (t >= Stages) tma::wait(empty + 8 * s, static_cast<unsigned>(t / Stages - 1) & 1u);
+    const std::size_t kk = t % slices * kSlice, col0 = (place.first_n + t / slices * place.step_n) * BN;
+    const std::size_t ka = kk + a_rotate < k ? kk + a_rotate : kk + a_rotate - k;
+    tma::arrive_expecting(full + 8 * s, kStageBytes);
+    tma::load(stage, &map_a, static_cast<int>(ka), static_cast<int>(row0), full + 8 * s);
+    const unsigned part = stage + kABytes + rank * kPartRows * 128;
+    const int y = static_cast<int>(col0 + rank * kPartRows);
+    if constexpr (Cluster > 1)
+      tma::load_multicast(part, &map_b, static_cast<int>(kk), y, full + 8 * s, (1u << Cluster) - 1);
+    else
+      tma::load(part, &map_b, static_cast<int>(kk), y, full + 8 * s);
+  };
+  const auto release = [&](std::size_t t) {
+    const unsigned bar = empty + 8 * static_cast<unsigned>(t % Stages);
+    if constexpr (Cluster > 1) {
+      for (unsigned c = 0; c < Cluster; ++c) tma::arrive_at(bar, c);
+    } else {
+      tma::arrive(bar);
+    }
+  };
+  if (threadIdx.x == 0)
+    for (std::size_t t = 0; t + 1 < Stages && t < steps; ++t) issue(t);
+
+  float d[BN / 2];
+#pragma unroll
+  for (int e = 0; e < BN / 2; ++e) d[e] = 0.0f;
+  float factor = 0.0f;  // top k: the factor of column threadIdx.x of the current tile
+  std::size_t step = 0;
+  for (std::size_t tile = 0; tile < place.tiles; ++tile) {
+    const std::size_t col0 = (place.first_n + tile * place.step_n) * BN;
+    if constexpr (Sink::kTopK) factor = threadIdx.x < BN && col0 + threadIdx.x < n ? factor_b(sink.score, col0 + threadIdx.x) : 0.0f;
+    for (std::size_t slice = 0; slice < slices; ++slice, ++step) {
+      const unsigned s = static_cast<unsigned>(step % Stages);
+      tma::wait(full + 8 * s, static_cast<unsigned>(step / Stages) & 1u);
+      multiply_stage<BN>(d, base + s * kStageBytes, group, slice > 0);
+      // All but this step's MMAs are done: the stage of the step before is free here.
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (step > 0 && (threadIdx.x & 127) == 0) release(step - 1);
+      if (threadIdx.x == 0 && step + Stages - 1 < steps) issue(step + Stages - 1);
+      __syncwarp();  // the warp whole again for the next .aligned MMAs
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    float* rb = nullptr;
+    if constexpr (Sink::kTopK) {
+      rb = state.lists.factors + (tile % kFactorTiles) * BN;
+      if (threadIdx.x < BN) rb[threadIdx.x] = factor;
+      __syncthreads();
+    }
+    finish_tile<BN>(d, sink, state, local0, row0, col0, m, n, rb);
+  }
+  if constexpr (Sink::kTopK) state.write(sink, row0, m, place.first_n);
+  if constexpr (Cluster > 1) tma::cluster_sync();  // no block leaves while its pair may still signal it
+#endif
+}
+
+// Allows the kernel the shared memory of the largest top its tile takes, and returns what
+// this sink needs.
+template <auto Kernel, int BN, int Stages, typename Sink>
+std::size_t shared_for_sink(const Sink& sink) {
+  int top = 0;
+  if constexpr (Sink::kTopK) top = sink.top;
+  cuda::allow_dynamic_shared<Kernel>(
+      std::min(shared_for<BN, Stages>(Sink::kTopK ? kMaxFusedTop : 0), cuda::fused::kMaxSharedBytes));
+  const std::size_t shared = shared_for<BN, Stages>(top);
+  if (shared > cuda::fused::kMaxSharedBytes) throw Failure(cat("internal: top ", top, " does not fit the TF32 tile"));
+  return shared;
+}
+
+// Blocks of a launch: Cluster per unit of row tiles, times the column tiles or the shares.
+template <int BN, int Group, int Cluster, typename Sink>
+unsigned blocks_for(std::size_t m, std::size_t n, unsigned shares) {
+  const std::size_t columns = Sink::kTopK ? shares : (n + BN - 1) / BN;
+  const std::size_t blocks = row_units<Group, Cluster>(m) * Cluster * columns;
+  if (blocks > 0x7fffffff || m > 0x7fffffff || n > 0x7fffffff)
+    throw UsageError(cat("a product of ", m, " x ", n, " is too large for the TF32 kernel"));
+  return static_cast<unsigned>(blocks);
 }
 
 template <int BN, int Stages, int Group, typename Sink, int Promote = 0>
@@ -369,19 +560,77 @@ void launch_tf32(std::size_t m, std::size_t n, std::size_t k, const float* a, st
                  Sink sink, cudaStream_t stream, unsigned shares = 1) {
   static_assert(!(Sink::kTopK && Promote > 0), "the top-k epilogue reads the tensor cores' sums");
   constexpr auto kernel = wgmma_tf32_kernel<BN, Stages, Group, Sink, Promote>;
-  int top = 0;
-  if constexpr (Sink::kTopK) top = sink.top;
-  const std::size_t shared = shared_for<BN, Stages>(top);
-  // What the largest top this tile takes needs (the 256-column tile: less than kMaxFusedTop).
-  cuda::allow_dynamic_shared<kernel>(
-      std::min(shared_for<BN, Stages>(Sink::kTopK ? kMaxFusedTop : 0), cuda::fused::kMaxSharedBytes));
-  if (shared > cuda::fused::kMaxSharedBytes) throw Failure(cat("internal: top ", top, " does not fit the TF32 tile"));
-  const std::size_t tiles_m = (m + kTileM - 1) / kTileM, tiles_n = (n + BN - 1) / BN;
-  const std::size_t blocks = tiles_m * (Sink::kTopK ? shares : tiles_n);
-  if (blocks > 0x7fffffff) throw UsageError(cat("a product of ", m, " x ", n, " is too large for the TF32 kernel"));
+  const std::size_t shared = shared_for_sink<kernel, BN, Stages>(sink);
+  const unsigned blocks = blocks_for<BN, Group, 1, Sink>(m, n, shares);
   if (blocks == 0) return;
-  kernel<<<static_cast<unsigned>(blocks), kWgThreads, shared, stream>>>(m, n, k, a, a_rotate, b, sink, shares);
+  kernel<<<blocks, kWgThreads, shared, stream>>>(m, n, k, a, a_rotate, b, sink, shares);
   SIMKIT_CUDA_CHECK_LAUNCH();
+}
+
+// A tensor map over `count` rows of k floats (row-major, 16-byte aligned, k a multiple of
+// 4), in boxes of one 32-float slice (128 bytes, 128-byte swizzle) by box_rows rows.
+CUtensorMap slice_map(const float* rows, std::size_t count, std::size_t k, unsigned box_rows) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    SIMKIT_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
+                                                       cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || function == nullptr)
+      throw Failure("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or later)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+  }();
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {k, count};
+  const cuuint64_t strides[1] = {k * sizeof(float)};
+  const cuuint32_t box[2] = {kSlice, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(rows), dims, strides,
+                                 box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    throw Failure(cat("internal: cuTensorMapEncodeTiled failed (error ", int(result), ") for ", count, " rows of ", k));
+  return map;
+}
+
+// Whether the TMA kernel takes the product: K to read (the cp.async kernel writes the
+// zeros of k = 0), and a rotation in whole slices.
+bool tma_takes(std::size_t k, std::size_t a_rotate) {
+  return k > 0 && k <= 0x7fffffff && (a_rotate == 0 || (a_rotate % kSlice == 0 && k % kSlice == 0));
+}
+
+template <int BN, int Stages, int Group, int Cluster, typename Sink>
+void launch_tma(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t a_rotate, const float* b,
+                Sink sink, cudaStream_t stream, unsigned shares = 1) {
+  constexpr auto kernel = wgmma_tma_kernel<BN, Stages, Group, Cluster, Sink>;
+  const std::size_t shared = shared_for_sink<kernel, BN, Stages>(sink);
+  const unsigned blocks = blocks_for<BN, Group, Cluster, Sink>(m, n, shares);
+  if (blocks == 0) return;
+  const CUtensorMap map_a = slice_map(a, m, k, kTileM), map_b = slice_map(b, n, k, BN / Cluster);
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = Cluster;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kWgThreads);
+  config.dynamicSmemBytes = shared;
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  SIMKIT_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, m, n, k, map_a, a_rotate, map_b, sink, shares));
+}
+
+// The product through the loader `tma` names (TensorTile::tma), the cp.async one where TMA
+// cannot take it.
+template <int BN, int Stages, int Group, typename Sink>
+void launch(int tma, std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t a_rotate,
+            const float* b, Sink sink, cudaStream_t stream, unsigned shares = 1) {
+  // A pair needs two row tiles (with one the second block would only multiply zeros).
+  if (tma == 2 && m <= kTileM) tma = 1;
+  if (tma == 2 && tma_takes(k, a_rotate)) return launch_tma<BN, Stages, Group, 2>(m, n, k, a, a_rotate, b, sink, stream, shares);
+  if (tma == 1 && tma_takes(k, a_rotate)) return launch_tma<BN, Stages, Group, 1>(m, n, k, a, a_rotate, b, sink, stream, shares);
+  launch_tf32<BN, Stages, Group>(m, n, k, a, a_rotate, b, sink, stream, shares);
 }
 
 static_assert(shared_for<256, 4>(10) <= cuda::fused::kMaxSharedBytes, "top 10 overflows the 256-column tile");
@@ -399,22 +648,31 @@ int top_k_tile_n(int top) {
   return shared_for<256, 4>(top) <= cuda::fused::kMaxSharedBytes ? 256 : 128;
 }
 
+// The loader of the fused jobs: TMA in single blocks (the fastest: bench/results/gemm.md)
+// unless SIMKIT_GEMM_TMA says 0 (cp.async) or 2 (TMA multicast in pairs), for measurement.
+int fused_tma() {
+  const char* forced = std::getenv("SIMKIT_GEMM_TMA");
+  return forced == nullptr ? 1 : std::clamp(std::atoi(forced), 0, 2);
+}
+
 }  // namespace
 
 const std::vector<TensorTile>& tensor_tiles_impl() {
-  static const std::vector<TensorTile> all{{128, 256, 4, 8}, {128, 192, 5, 8}, {128, 128, 6, 8}};
+  static const std::vector<TensorTile> all{{128, 256, 4, 8, 0}, {128, 256, 4, 8, 1}, {128, 256, 4, 8, 2},
+                                           {128, 192, 5, 8, 1}, {128, 128, 6, 8, 0}, {128, 128, 6, 8, 1}};
   return all;
 }
 
 void multiply_tf32_impl(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
                         const float* b, float* c, cudaStream_t stream) {
   const auto is = [&](int bn, int stages, int group) {
-    return tile.bm == kTileM && tile.bn == bn && tile.stages == stages && tile.group == group;
+    return tile.bm == kTileM && tile.bn == bn && tile.stages == stages && tile.group == group && tile.tma >= 0 &&
+           tile.tma <= 2;
   };
   const Store store{{}, c, n};
-  if (is(256, 4, 8)) return launch_tf32<256, 4, 8>(m, n, k, a, 0, b, store, stream);
-  if (is(192, 5, 8)) return launch_tf32<192, 5, 8>(m, n, k, a, 0, b, store, stream);
-  if (is(128, 6, 8)) return launch_tf32<128, 6, 8>(m, n, k, a, 0, b, store, stream);
+  if (is(256, 4, 8)) return launch<256, 4, 8>(tile.tma, m, n, k, a, 0, b, store, stream);
+  if (is(192, 5, 8)) return launch<192, 5, 8>(tile.tma, m, n, k, a, 0, b, store, stream);
+  if (is(128, 6, 8)) return launch<128, 6, 8>(tile.tma, m, n, k, a, 0, b, store, stream);
   throw UsageError("no TF32 kernel for tile " + tile.name());
 }
 
@@ -427,7 +685,7 @@ void scores_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_
                  const float* b, float* c, std::size_t ld, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
   with_score(spec, [&](auto score) {
-    launch_tf32<256, 4, 8>(m, n, k, a, spec.rotate_a, b, StoreSink<decltype(score)>{score, c, ld}, stream);
+    launch<256, 4, 8>(fused_tma(), m, n, k, a, spec.rotate_a, b, StoreSink<decltype(score)>{score, c, ld}, stream);
   });
 }
 
@@ -437,8 +695,8 @@ void threshold_tf32_impl(const ScoreSpec& spec, std::size_t m, std::size_t n, st
   if (m == 0 || n == 0) return;
   with_score(spec, [&](auto score) {
     using S = decltype(score);
-    launch_tf32<256, 4, 8>(m, n, k, a, spec.rotate_a, b,
-                           ThresholdSink<S>{score, key_of<S>(threshold), hits, count, capacity}, stream);
+    launch<256, 4, 8>(fused_tma(), m, n, k, a, spec.rotate_a, b,
+                      ThresholdSink<S>{score, key_of<S>(threshold), hits, count, capacity}, stream);
   });
 }
 
@@ -467,9 +725,9 @@ void top_k_lists_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::
     using S = decltype(score);
     const TopKSink<S> sink{score, top, lists_key, lists_column, std::size_t(shares) * top};
     if (top_k_tile_n(top) == 256)
-      launch_tf32<256, 4, 8>(m, n, k, a, spec.rotate_a, b, sink, stream, shares);
+      launch<256, 4, 8>(fused_tma(), m, n, k, a, spec.rotate_a, b, sink, stream, shares);
     else
-      launch_tf32<128, 5, 8>(m, n, k, a, spec.rotate_a, b, sink, stream, shares);
+      launch<128, 5, 8>(fused_tma(), m, n, k, a, spec.rotate_a, b, sink, stream, shares);
   });
 }
 
