@@ -133,21 +133,25 @@ int main(int argc, char** argv) {
     if (d.cuda) {
       options.device = d.index;
       // fp32 on the CUDA cores first (the reference lists), then fp32 as split TF32 (the
-      // default), then TF32.
-      // TF32 by cuBLAS and by simkit's tensor-core kernel (Hopper only).
+      // default), then TF32 and fp16 by cuBLAS (the engine) and by simkit's fused
+      // self-join (Hopper only).
       struct Variant {
         const char* name;
-        bool tf32;
+        disco::Precision precision;
         bool cores;
         disco::ProductKernel kernel;
       };
-      std::vector<Variant> variants{{"gpu_fp32_cores", false, true, disco::ProductKernel::cublas},
-                                    {"gpu_fp32", false, false, disco::ProductKernel::cublas},
-                                    {"gpu_tf32", true, false, disco::ProductKernel::cublas}};
-      if (!gemm::tensor_tiles().empty())
-        variants.push_back({"gpu_tf32_simkit_kernel", true, false, disco::ProductKernel::simkit});
+      using disco::Precision;
+      std::vector<Variant> variants{{"gpu_fp32_cores", Precision::fp32, true, disco::ProductKernel::cublas},
+                                    {"gpu_fp32", Precision::fp32, false, disco::ProductKernel::cublas},
+                                    {"gpu_tf32", Precision::tf32, false, disco::ProductKernel::cublas},
+                                    {"gpu_fp16", Precision::fp16, false, disco::ProductKernel::cublas}};
+      if (!gemm::tensor_tiles().empty() && k <= static_cast<std::size_t>(gemm::kMaxSelfTop)) {
+        variants.push_back({"gpu_tf32_simkit_kernel", Precision::tf32, false, disco::ProductKernel::simkit});
+        variants.push_back({"gpu_fp16_simkit_kernel", Precision::fp16, false, disco::ProductKernel::simkit});
+      }
       for (const Variant& v : variants) {
-        options.tf32 = v.tf32;
+        options.precision = v.precision;
         options.kernel = v.kernel;
         if (v.cores) setenv("SIMKIT_DISCO_FP32", "cores", 1);
         else unsetenv("SIMKIT_DISCO_FP32");

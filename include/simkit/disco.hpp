@@ -89,21 +89,27 @@ std::vector<Neighbour> most_similar(const Model& model, std::size_t word, std::s
 //          s_i + s_j, the row sums of A. With every feature it equals the sparse form.
 //          On a GPU, fp32 runs as split TF32 (A = hi + lo; fp32 accuracy) when the rows
 //          and A's low parts fit half the memory budget, else on the CUDA cores; tf32 as
-//          TF32. `kernel` and `tf32` matter only for the dense form on a GPU.
+//          TF32; fp16 with the rows stored as IEEE halves (10 fraction bits, rounded, as
+//          TF32 keeps; MI values from 6.1e-5 to 65504 keep them all), products summed in
+//          fp32, twice TF32's tensor-core rate. `kernel` and `precision` matter only for
+//          the dense form on a GPU.
 //   sparse the compressed form, every feature: on the CPU two sorted feature lists merged
 //          a pair; on a GPU the numerators summed from the features' inverted lists.
 enum class Form { dense, sparse };
-// What multiplies the dense form's TF32 tiles on a GPU: cuBLAS (two products, then a
-// division pass) or simkit's tensor-core kernel (one product, the division in its
-// epilogue; Hopper GPUs). automatic: both timed on a tile of the job's size, the faster
-// kept; fp32 always uses cuBLAS.
+// What scores the dense form on a GPU in tf32 or fp16: cuBLAS (the pairwise engine:
+// products into score tiles, a division pass, then the selection) or simkit's fused
+// self-join (Hopper GPUs, k <= 16: each pair multiplied once on tensor cores, the division
+// and each tile's top k in the kernel's epilogue; no score is written). automatic: both
+// timed on the first 8,192 words (or all), the faster kept; fp32 always uses cuBLAS.
 enum class ProductKernel { automatic, cublas, simkit };
+// The dense form's arithmetic on a GPU (see Form).
+enum class Precision { fp32, tf32, fp16 };
 struct AllPairsOptions {
   std::size_t k = 10;
   Form form = Form::dense;
   std::size_t features = 0;
   int device = -1;              // CUDA device; -1 = the CPU
-  bool tf32 = false;            // GPU, dense: TF32 tensor cores for the product (else fp32 accuracy)
+  Precision precision = Precision::fp32;  // GPU, dense: the products' arithmetic
   ProductKernel kernel = ProductKernel::automatic;
   std::size_t memory_budget = 0;
 };

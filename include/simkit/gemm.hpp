@@ -45,9 +45,10 @@ struct TensorTile {
   // memory accelerator) issued by one thread; 2, TMA in clusters of two blocks (two row
   // tiles) that multicast each slice of B to both, halving B's reads from L2.
   int tma = 0;
-  std::string name() const {  // "wgmma tf32 128x256/4 g8", "... tma", "... tma x2"
-    return "wgmma tf32 " + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(stages) + " g" +
-           std::to_string(group) + (tma == 1 ? " tma" : tma == 2 ? " tma x2" : "");
+  bool fp16 = false;  // fp16 operands (multiply_fp16), else TF32 (multiply_tf32)
+  std::string name() const {  // "wgmma tf32 128x256/4 g8", "... tma", "... tma x2", "wgmma fp16 ..."
+    return std::string(fp16 ? "wgmma fp16 " : "wgmma tf32 ") + std::to_string(bm) + "x" + std::to_string(bn) + "/" +
+           std::to_string(stages) + " g" + std::to_string(group) + (tma == 1 ? " tma" : tma == 2 ? " tma x2" : "");
   }
 };
 // The tiles this build and device have (empty without a Hopper GPU or an sm_90a build).
@@ -56,6 +57,16 @@ const std::vector<TensorTile>& tensor_tiles();
 // when tensor_tiles() is empty).
 void multiply_tf32(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
                    const float* b, float* c);
+
+// The same product with fp16 operands (IEEE half bits, as to_fp16 makes them), fp32 sums,
+// on a tile with `fp16` set: twice TF32's tensor-core rate and half its bytes. fp16 keeps
+// TF32's 10 fraction bits, rounded to nearest (the TF32 kernel truncates), but 5 exponent
+// bits: magnitudes from 6.1e-5 to 65504 keep them all (scale the data into that range).
+// Needs k a multiple of 8 and 16-byte aligned operands.
+void multiply_fp16(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const std::uint16_t* a,
+                   const std::uint16_t* b, float* c);
+// out[i] = fp16(x[i] * scale), rounded to nearest (device pointers; `count` entries).
+void to_fp16(const float* x, std::size_t count, float scale, std::uint16_t* out);
 
 // fp32 accuracy on TF32 tensor cores (3xTF32): each operand split into hi = TF32(x) and
 // lo = TF32(x - hi), C = hi.hi^T + hi.lo^T + lo.hi^T (lo.lo^T, under 2^-22 of a term,
@@ -109,6 +120,28 @@ void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size
                   const float* b, int top, float* scores, std::uint32_t* columns,
                   std::size_t tile_bytes = std::size_t{64} << 20);
 
+// The fused self-join, for A = B (every row against every other): each row's `top`
+// (1..kMaxSelfTop) best other rows, as top_k_tf32 gives them (scores and columns n x top,
+// device; ties by lower index; a row never lists itself). Each pair i < j is multiplied
+// once: a tile above the diagonal feeds its rows' lists and its columns', a tile's lists
+// are merged by the engine's selection after each band of row tiles, and a band's lists
+// fit `budget` bytes (0: a quarter of the free memory). `rows` holds n rows of k
+// elements: floats (Operands::tf32, k a multiple of 4) or fp16 bits (Operands::fp16, k a
+// multiple of 8), 16-byte aligned; spec.row_a holds the rows' factors (row_b is not
+// read); spec.rotate_a, a multiple of the 128-byte slice (32 floats, 64 halves), with k
+// one too. Scores must be symmetric (all four are, A being B). Hopper only.
+enum class Operands { tf32, fp16 };
+inline const char* operands_name(Operands operands) { return operands == Operands::fp16 ? "fp16" : "tf32"; }
+inline constexpr int kMaxSelfTop = 16;
+void self_top_k(const ScoreSpec& spec, Operands operands, std::size_t n, std::size_t k, const void* rows, int top,
+                float* scores, std::uint32_t* columns, std::size_t budget = 0);
+// The same answer by the cuBLAS + select path the fused self-join replaces: the pairwise
+// engine in symmetric mode (blocks i <= j; cuBLAS products of the operands in 64 MiB score
+// tiles, then the selection of both triangles). Any CUDA GPU with tensor cores; the
+// benchmark's baseline and the tests' reference.
+void self_top_k_cublas(const ScoreSpec& spec, Operands operands, std::size_t n, std::size_t k, const void* rows,
+                       int top, float* scores, std::uint32_t* columns);
+
 // Every (i, j) with score >= threshold (distance <= threshold), in no order, into hits
 // as (a = i, b = j, score)
 // (device, `capacity` of them); returns how many there are, also past the capacity (then
@@ -140,7 +173,9 @@ std::vector<Timing> study(const StudyOptions& options);
 // warm-up): cosine and squared-distance top k of `queries` rows against `rows` rows of
 // `dims` (uniform in (-1, 1)), and Lin top k of `lin_words` DISCO rows [M|A] against
 // themselves (M 0/1 with `lin_density` ones, A = M x U(0, 1), `lin_features` each, each
-// half padded with zeros to a multiple of 32 floats as DISCO pads it).
+// half padded with zeros to a multiple of 64 elements as DISCO pads it); then the Lin
+// self-join (each word's top k of the other words, each pair once) in TF32 and in fp16
+// against self_top_k_cublas in the same precision.
 struct FusedOptions {
   std::size_t queries = 1024, rows = 2196016, dims = 300;
   std::size_t lin_words = 100000, lin_features = 10000;

@@ -22,6 +22,25 @@ void multiply_tf32(const TensorTile&, std::size_t, std::size_t, std::size_t, con
   throw UsageError("the tensor-core product runs on a GPU; this simkit was built without CUDA");
 }
 
+void multiply_fp16(const TensorTile&, std::size_t, std::size_t, std::size_t, const std::uint16_t*, const std::uint16_t*,
+                   float*) {
+  throw UsageError("the tensor-core product runs on a GPU; this simkit was built without CUDA");
+}
+
+void to_fp16(const float*, std::size_t, float, std::uint16_t*) {
+  throw UsageError("fp16 device rows need a GPU; this simkit was built without CUDA");
+}
+
+void self_top_k(const ScoreSpec&, Operands, std::size_t, std::size_t, const void*, int, float*, std::uint32_t*,
+                std::size_t) {
+  throw UsageError("the fused self-join runs on a GPU; this simkit was built without CUDA");
+}
+
+void self_top_k_cublas(const ScoreSpec&, Operands, std::size_t, std::size_t, const void*, int, float*,
+                       std::uint32_t*) {
+  throw UsageError("the cuBLAS self-join runs on a GPU; this simkit was built without CUDA");
+}
+
 void multiply_tf32x3(std::size_t, std::size_t, std::size_t, const float*, const float*, float*) {
   throw UsageError("the tensor-core product runs on a GPU; this simkit was built without CUDA");
 }

@@ -16,16 +16,17 @@ struct DenseRows {
   std::vector<std::uint32_t> column_of;  // dense column of columns[c]
   std::vector<float> sums;              // row sums of A, per word
   std::size_t width = 0;                // F
-  // Floats a half row takes: F rounded up to 32 (128 bytes), so that every half row
-  // starts aligned; cuBLAS falls back to far slower unaligned tensor-core kernels when
-  // a leading dimension is not a multiple of 4 (bench/results/disco.md).
+  // Values a half row takes: F rounded up to 64, so that every half row starts aligned
+  // (cuBLAS falls back to far slower unaligned tensor-core kernels when a leading
+  // dimension is not a multiple of 4: bench/results/disco.md) and the fused self-join
+  // reads the rotated rows in whole 128-byte slices (32 floats, 64 halves).
   std::size_t pitch = 0;
   bool stored = false;                  // the model's own dense form has these columns
 
   DenseRows(const Model& model, std::size_t features) {
     const std::vector<std::uint32_t> chosen = dense_columns(model, features);
     width = chosen.size();
-    pitch = (width + 31) / 32 * 32;
+    pitch = (width + 63) / 64 * 64;
     stored = !model.dense.empty() && chosen == model.dense_features;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
     for (std::size_t c = 0; c < chosen.size(); ++c) by_id.emplace_back(chosen[c], static_cast<std::uint32_t>(c));

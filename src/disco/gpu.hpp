@@ -7,7 +7,8 @@
 namespace simkit::disco::detail {
 
 // The job on CUDA device options.device: [A|M] rows of a block against [M|A] rows by
-// cuBLAS (fp32 or tf32), each score divided by s_i + s_j. Throws Failure without CUDA.
+// cuBLAS (fp32, tf32 or fp16), each score divided by s_i + s_j, or by simkit's fused
+// self-join (tf32 or fp16, Hopper). Throws Failure without CUDA.
 TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const PairwiseJob& job,
                         const AllPairsOptions& options, double* device_ms);
 

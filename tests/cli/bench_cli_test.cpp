@@ -32,22 +32,26 @@ TEST(BenchCli, GemmStudyTable) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = test::lines_of(r.out);
   // A comment and a header, then per size: cuBLAS fp32 and TF32, the tiles, and on Hopper
-  // for sizes that are multiples of 4 (64, not 30) cuBLAS TF32 and fp32 on the tensor
-  // tiles' layout, the tensor tiles and the 3xTF32 product.
-  const std::size_t tensor = gemm::tensor_tiles().empty() ? 0 : 3 + gemm::tensor_tiles().size();
+  // for sizes that are multiples of 8 (64, not 30) cuBLAS TF32, fp32 and fp16 on the
+  // tensor tiles' layout, the tensor tiles (TF32 and fp16) and the 3xTF32 product.
+  const std::size_t tensor = gemm::tensor_tiles().empty() ? 0 : 4 + gemm::tensor_tiles().size();
   ASSERT_EQ(lines.size(), 2 + 2 * (2 + gemm::tiles().size()) + tensor);
   for (std::size_t i = 2; i < lines.size(); ++i) {
     const auto f = fields_of(lines[i]);
-    ASSERT_EQ(f.size(), 8u) << lines[i];
-    const bool tf32 = f[0].find("tf32") != std::string::npos;  // "wgmma tf32 ...", "cuBLAS tf32 ..."
-    // fp32 tiles round as cuBLAS fp32 does; TF32 keeps 10 fraction bits of each operand.
+    ASSERT_EQ(f.size(), 9u) << lines[i];
+    // "wgmma tf32 ...", "cuBLAS tf32 ...", "wgmma fp16 ...", "cuBLAS fp16 ...": operands
+    // with 10 fraction bits.
+    const bool reduced = f[0].find("tf32") != std::string::npos || f[0].find("fp16") != std::string::npos;
+    // fp32 tiles round as cuBLAS fp32 does; TF32 and fp16 keep 10 fraction bits of each operand.
     if (f[6] != "-") {
-      EXPECT_LT(std::stod(f[6]), f[0].rfind("wgmma tf32", 0) == 0 ? 1e-2 : 1e-5) << lines[i];
+      EXPECT_LT(std::stod(f[6]), f[0].rfind("wgmma", 0) == 0 && reduced ? 1e-2 : 1e-5) << lines[i];
     }
-    // Against float64: fp32 (cuBLAS, 3xTF32) near 2^-24 a term, TF32 near 2^-11.
+    // Against float64: fp32 (cuBLAS, 3xTF32) near 2^-24 a term, TF32 and fp16 near 2^-11.
     if (f[7] != "-") {
-      EXPECT_LT(std::stod(f[7]), tf32 ? 1e-2 : 1e-5) << lines[i];
+      EXPECT_LT(std::stod(f[7]), reduced ? 1e-2 : 1e-5) << lines[i];
     }
+    // fp16 rows (wgmma, cuBLAS) beside cuBLAS fp16, the others "-".
+    EXPECT_EQ(f[8] == "-", f[0].find("fp16") == std::string::npos) << lines[i];
   }
 }
 
@@ -62,7 +66,8 @@ TEST(BenchCli, GemmFusedJobs) {
                                    "64", "--lin-words", "500", "--lin-features", "64", "--reps", "1", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = test::lines_of(test::read_file(out));
-  ASSERT_EQ(lines.size(), 5u);  // a comment, the header, cosine, squared distance, Lin
+  // A comment, the header, cosine, squared distance, Lin, and Lin's self-join in TF32 and fp16.
+  ASSERT_EQ(lines.size(), 7u);
   for (std::size_t i = 2; i < lines.size(); ++i) {
     const auto f = fields_of(lines[i]);
     ASSERT_EQ(f.size(), 9u) << lines[i];

@@ -44,7 +44,8 @@ struct Job {
   gemm::ScoreSpec spec() const { return {kind, dra.get(), drb.get(), rotate}; }
 };
 
-Job make_job(gemm::Score kind, Shape s, test::Random& random) {
+// self: B is A (s.n = s.m), the self-join's input.
+Job make_job(gemm::Score kind, Shape s, test::Random& random, bool self = false) {
   if (kind == gemm::Score::Lin) s.k = s.k / 8 * 8;  // [M | A] halves of a multiple of 4
   Job job{kind, s};
   if (kind == gemm::Score::Lin) {
@@ -63,10 +64,10 @@ Job make_job(gemm::Score kind, Shape s, test::Random& random) {
       return out;
     };
     job.a = rows(s.m);
-    job.b = rows(s.n);
+    job.b = self ? job.a : rows(s.n);
   } else {
     job.a = random.floats(s.m * s.k);
-    job.b = random.floats(s.n * s.k);
+    job.b = self ? job.a : random.floats(s.n * s.k);
   }
   // The per-row inputs each score takes.
   const auto per_row = [&](const std::vector<float>& x, std::size_t count) {
@@ -150,9 +151,10 @@ TopK run_top(const Job& job, int top, Run&& run) {
 // A top-k answer is right when its columns are distinct, each score is its column's
 // float64 score within TF32's bound, keys never increase, no column left out beats the
 // last one kept by more than the bounds (equal up to ties), and missing slots are empty.
-void expect_top_k(const Job& job, int top, const TopK& got) {
+// self: a self-join's answer, where no row lists itself.
+void expect_top_k(const Job& job, int top, const TopK& got, bool self = false) {
   const bool distance = job.kind == gemm::Score::SquaredDistance;
-  const std::size_t kept = std::min<std::size_t>(top, job.s.n);
+  const std::size_t kept = std::min<std::size_t>(top, self ? job.s.n - (job.s.n > 0) : job.s.n);
   for (std::size_t i = 0; i < job.s.m; ++i) {
     SCOPED_TRACE(testing::Message() << "row " << i);
     std::set<std::uint32_t> seen;
@@ -166,6 +168,7 @@ void expect_top_k(const Job& job, int top, const TopK& got) {
       }
       ASSERT_LT(column, job.s.n) << "slot " << r;
       ASSERT_TRUE(seen.insert(column).second) << "column " << column << " twice";
+      if (self) ASSERT_NE(column, i) << "slot " << r << ": a row lists itself";
       const std::size_t e = i * job.s.n + column;
       ASSERT_NEAR(score, job.score[e], job.tol[e]) << "slot " << r << ", column " << column;
       if (r > 0) {
@@ -176,9 +179,21 @@ void expect_top_k(const Job& job, int top, const TopK& got) {
     if (kept == 0) continue;
     const std::size_t last = got.columns[i * top + kept - 1];
     for (std::size_t j = 0; j < job.s.n; ++j)
-      if (!seen.count(static_cast<std::uint32_t>(j)))
+      if (!seen.count(static_cast<std::uint32_t>(j)) && !(self && j == i))
         ASSERT_LE(job.key(i, j), job.key(i, last) + job.tol[i * job.s.n + j] + job.tol[i * job.s.n + last])
             << "column " << j << " belongs in the top " << top;
+  }
+}
+
+// Two answers name the same column in each slot, but where two scores tie within the bounds.
+void expect_same_up_to_ties(const Job& job, int top, const TopK& x, const TopK& y) {
+  for (std::size_t e = 0; e < x.columns.size(); ++e) {
+    if (x.columns[e] == y.columns[e]) continue;
+    const std::size_t i = e / top;
+    ASSERT_LT(x.columns[e], job.s.n);
+    ASSERT_LT(y.columns[e], job.s.n);
+    const std::size_t f = i * job.s.n + x.columns[e], b = i * job.s.n + y.columns[e];
+    ASSERT_NEAR(job.score[f], job.score[b], job.tol[f] + job.tol[b]) << "slot " << e % top << " of row " << i;
   }
 }
 
@@ -245,15 +260,61 @@ TEST(GpuGemmFused, TopKOfEveryScoreEqualsFloat64AndTheCublasPath) {
           expect_top_k(job, top, base);
         }
         // Both paths: the same column in each slot, but where two scores tie within the bounds.
-        for (std::size_t e = 0; e < fused.columns.size(); ++e) {
-          if (fused.columns[e] == base.columns[e]) continue;
-          const std::size_t i = e / top;
-          ASSERT_LT(fused.columns[e], s.n);
-          ASSERT_LT(base.columns[e], s.n);
-          const std::size_t f = i * s.n + fused.columns[e], b = i * s.n + base.columns[e];
-          ASSERT_NEAR(job.score[f], job.score[b], job.tol[f] + job.tol[b]) << "slot " << e % top << " of row " << i;
-        }
+        expect_same_up_to_ties(job, top, fused, base);
       }
+    }
+}
+
+// The fused self-join (each pair multiplied once; a tile above the diagonal feeds its rows'
+// and its columns' lists) of every score, in TF32 and fp16, against float64 and against
+// the pairwise engine's symmetric cuBLAS path in the same precision: row counts no tile
+// divides (1, 2, 129, 300, 700), K of one or several slices and k = 0, tops 1, 10 and 16,
+// the lists' bands whole or one row tile at a time.
+TEST(GpuGemmFused, SelfJoinOfEveryScoreEqualsFloat64AndTheCublasPath) {
+  SIMKIT_REQUIRE_GPU();
+  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  // (Lin's rotation is half of k in whole 128-byte slices: k a multiple of 128.)
+  const Shape shapes[] = {{1, 1, 128}, {2, 2, 128}, {129, 129, 256}, {300, 300, 128}, {700, 700, 384}, {40, 40, 0}};
+  for (const gemm::Score kind : kScores)
+    for (const Shape& shape : shapes) {
+      if (test::quick() && shape.m > 300) continue;
+      const Job job = make_job(kind, shape, random, true);
+      const Shape& s = job.s;
+      const auto fp16 = [&] {
+        cuda::DeviceBuffer<std::uint16_t> h(std::max<std::size_t>(s.m * s.k, 8));
+        gemm::to_fp16(job.da.get(), s.m * s.k, 1.0f, h.get());
+        return h;
+      }();
+      for (const gemm::Operands operands : {gemm::Operands::tf32, gemm::Operands::fp16})
+        for (const int top : {1, 10, gemm::kMaxSelfTop})
+          for (const std::size_t budget : {std::size_t{0}, std::size_t{1}}) {
+            if (test::quick() && (top == 1 || budget == 0)) continue;
+            SCOPED_TRACE(testing::Message() << gemm::score_name(kind) << " " << gemm::operands_name(operands)
+                                            << " top " << top << " on " << s.m << " x " << s.k
+                                            << (budget ? ", a band a row tile" : ""));
+            const void* rows = operands == gemm::Operands::fp16 ? static_cast<const void*>(fp16.get()) : job.da.get();
+            const auto run = [&](bool fused) {
+              return run_top(job, top, [&](const gemm::ScoreSpec& spec, std::size_t, std::size_t n, std::size_t k,
+                                           const float*, const float*, int t, float* scores, std::uint32_t* columns) {
+                if (fused)
+                  gemm::self_top_k(spec, operands, n, k, rows, t, scores, columns, budget);
+                else
+                  gemm::self_top_k_cublas(spec, operands, n, k, rows, t, scores, columns);
+              });
+            };
+            const TopK fused = run(true), base = run(false);
+            {
+              SCOPED_TRACE("fused");
+              expect_top_k(job, top, fused, true);
+            }
+            {
+              SCOPED_TRACE("cuBLAS + select");
+              expect_top_k(job, top, base, true);
+            }
+            expect_same_up_to_ties(job, top, fused, base);
+          }
     }
 }
 
@@ -357,6 +418,17 @@ TEST(GpuGemmFused, RefusesWhatItCannotDo) {
   // Cosine, Lin and distances read a factor a row: missing ones are refused, not read.
   EXPECT_THROW(gemm::top_k_tf32({gemm::Score::Cosine}, 2, 2, 8, x.get(), x.get(), 1, x.get(), c.get()), UsageError);
   EXPECT_THROW(gemm::threshold_tf32({gemm::Score::Lin}, 2, 2, 8, x.get(), x.get(), 0.5f, nullptr, 0), UsageError);
+  // The self-join: tops 1 .. kMaxSelfTop, whole 16-byte pieces, rotations in whole slices.
+  using gemm::Operands;
+  EXPECT_THROW(gemm::self_top_k(dot, Operands::tf32, 2, 8, x.get(), 0, x.get(), c.get()), UsageError);
+  EXPECT_THROW(gemm::self_top_k(dot, Operands::tf32, 2, 8, x.get(), gemm::kMaxSelfTop + 1, x.get(), c.get()),
+               UsageError);
+  EXPECT_THROW(gemm::self_top_k(dot, Operands::fp16, 2, 12, x.get(), 1, x.get(), c.get()), UsageError);
+  EXPECT_THROW(gemm::self_top_k({gemm::Score::Dot, nullptr, nullptr, 16}, Operands::tf32, 2, 64, x.get(), 1, x.get(),
+                                c.get()),
+               UsageError);
+  EXPECT_THROW(gemm::self_top_k({gemm::Score::Cosine}, Operands::tf32, 2, 8, x.get(), 1, x.get(), c.get()),
+               UsageError);
 }
 
 }  // namespace

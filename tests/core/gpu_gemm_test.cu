@@ -4,7 +4,9 @@
 // entry left unwritten fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "core/cuda/check.hpp"
@@ -51,10 +53,11 @@ TEST(GpuGemm, EveryTileEqualsTheProductOnAnyShape) {
   }
 }
 
-// The tensor-core product C = A . B^T (TF32) at each of its tiles, against float64: each
-// term's operands lose at most 2^-10 of themselves to TF32, so an entry stays within
-// 2^-8 of the sum of its terms' magnitudes. Shapes no tile divides, K not a multiple of
-// the 32-float slice, long and skinny ones; the output is poisoned with NaN first.
+// The tensor-core product C = A . B^T at each of its tiles (TF32, and fp16 operands on
+// the fp16 tiles), against float64: each term's operands lose at most 2^-10 of themselves
+// to TF32's truncation (2^-11 to fp16's rounding), so an entry stays within 2^-8 of the
+// sum of its terms' magnitudes. Shapes no tile divides, K not a multiple of the 128-byte
+// slice, long and skinny ones; the output is poisoned with NaN first.
 TEST(GpuGemm, TensorTilesEqualTheProductOnAnyShape) {
   SIMKIT_REQUIRE_GPU();
   if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
@@ -63,8 +66,8 @@ TEST(GpuGemm, TensorTilesEqualTheProductOnAnyShape) {
   struct Shape {
     std::size_t m, n, k;
   };
-  const Shape shapes[] = {{1, 1, 4}, {7, 13, 36}, {130, 300, 68}, {1, 1000, 64}, {1000, 1, 64},
-                          {257, 513, 300}, {300, 200, 1028}, {5, 3, 0}};
+  const Shape shapes[] = {{1, 1, 4},       {7, 13, 36},     {130, 300, 68},   {1, 1000, 64}, {1000, 1, 64},
+                          {257, 513, 300}, {300, 200, 1028}, {129, 257, 264}, {5, 3, 0}};
   for (const Shape& s : shapes) {
     const std::vector<float> a = random.floats(s.m * s.k), b = random.floats(s.n * s.k);
     std::vector<double> want(s.m * s.n, 0.0), bound(s.m * s.n, 0.0);
@@ -76,11 +79,18 @@ TEST(GpuGemm, TensorTilesEqualTheProductOnAnyShape) {
           bound[i * s.n + j] += std::fabs(term);
         }
     const auto da = cuda::to_device(a.data(), a.size()), db = cuda::to_device(b.data(), b.size());
+    cuda::DeviceBuffer<std::uint16_t> ha(std::max<std::size_t>(a.size(), 8)), hb(std::max<std::size_t>(b.size(), 8));
+    gemm::to_fp16(da.get(), a.size(), 1.0f, ha.get());
+    gemm::to_fp16(db.get(), b.size(), 1.0f, hb.get());
     cuda::DeviceBuffer<float> dc(s.m * s.n);
     for (const gemm::TensorTile& tile : gemm::tensor_tiles()) {
+      if (tile.fp16 && s.k % 8 != 0) continue;  // fp16 rows of whole 16-byte pieces
       SCOPED_TRACE(testing::Message() << tile.name() << " on " << s.m << " x " << s.n << " x " << s.k);
       SIMKIT_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, s.m * s.n * sizeof(float)));
-      gemm::multiply_tf32(tile, s.m, s.n, s.k, da.get(), db.get(), dc.get());
+      if (tile.fp16)
+        gemm::multiply_fp16(tile, s.m, s.n, s.k, ha.get(), hb.get(), dc.get());
+      else
+        gemm::multiply_tf32(tile, s.m, s.n, s.k, da.get(), db.get(), dc.get());
       SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
       std::vector<float> got(s.m * s.n);
       SIMKIT_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost));
@@ -88,9 +98,18 @@ TEST(GpuGemm, TensorTilesEqualTheProductOnAnyShape) {
         ASSERT_NEAR(got[e], want[e], 0x1p-8 * bound[e] + 1e-30) << "entry " << e;
     }
   }
-  // K must be a multiple of 4 (16-byte rows).
+  // K must be a multiple of 4 (16-byte rows; 8 for fp16), and each tile takes its type.
   cuda::DeviceBuffer<float> x(64);
-  EXPECT_THROW(gemm::multiply_tf32(gemm::tensor_tiles()[0], 2, 2, 6, x.get(), x.get(), x.get()), UsageError);
+  cuda::DeviceBuffer<std::uint16_t> h(64);
+  const auto tile_of = [](bool fp16) {
+    for (const gemm::TensorTile& tile : gemm::tensor_tiles())
+      if (tile.fp16 == fp16) return tile;
+    return gemm::TensorTile{};
+  };
+  EXPECT_THROW(gemm::multiply_tf32(tile_of(false), 2, 2, 6, x.get(), x.get(), x.get()), UsageError);
+  EXPECT_THROW(gemm::multiply_fp16(tile_of(true), 2, 2, 12, h.get(), h.get(), x.get()), UsageError);
+  EXPECT_THROW(gemm::multiply_tf32(tile_of(true), 2, 2, 8, x.get(), x.get(), x.get()), UsageError);
+  EXPECT_THROW(gemm::multiply_fp16(tile_of(false), 2, 2, 8, h.get(), h.get(), x.get()), UsageError);
 }
 
 }  // namespace

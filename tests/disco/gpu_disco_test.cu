@@ -44,7 +44,7 @@ TEST(GpuDisco, DenseEqualsTheCpu) {
     for (std::size_t i = 0; i < cpu.scores.size(); ++i) EXPECT_NEAR(small.scores[i], cpu.scores[i], 1e-5);
 
     options.memory_budget = 0;
-    options.tf32 = true;
+    options.precision = disco::Precision::tf32;
     const TopKLists tf32 = disco::all_pairs(model, options);
     std::size_t overlap = 0;
     for (std::size_t w = 0; w < model.size(); ++w)
@@ -104,12 +104,14 @@ TEST(GpuDisco, SparseEqualsTheCpu) {
   for (std::size_t i = 0; i < gpu.scores.size(); ++i) EXPECT_NEAR(dense.scores[i], gpu.scores[i], 1e-5);
 }
 
-// simkit's tensor-core kernel (one product, the division in its epilogue) against the
-// CPU: each score within TF32's bound (each term loses at most 2^-9 of itself, and a
-// Lin score is a ratio of positive sums), the lists mostly equal; fp32 is refused.
-TEST(GpuDisco, SimkitKernelMatchesTheCpu) {
+// TF32 and fp16 on both scorers, the engine on cuBLAS and simkit's fused self-join (each
+// pair multiplied once, the division and the top k in the epilogue), against the CPU:
+// each score within the operands' rounding (each term loses at most 2^-9 of itself to
+// TF32's truncation, 2^-10 to fp16's rounding, and a Lin score is a ratio of positive
+// sums), the lists mostly equal; what the self-join cannot do is refused.
+TEST(GpuDisco, TensorCoreScorersMatchTheCpu) {
   SIMKIT_REQUIRE_GPU();
-  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  const bool hopper = !gemm::tensor_tiles().empty();
   for (const auto& [words, features] : {std::pair<std::size_t, std::size_t>{test::quick() ? 300 : 700, 0},
                                         std::pair<std::size_t, std::size_t>{test::quick() ? 600 : 3000, 2000}}) {
     const disco::Model model = sample_model(words);
@@ -118,19 +120,43 @@ TEST(GpuDisco, SimkitKernelMatchesTheCpu) {
     options.features = features;
     const TopKLists cpu = disco::all_pairs(model, options);
     options.device = 0;
-    options.tf32 = true;
-    options.kernel = disco::ProductKernel::simkit;
-    const TopKLists simkit = disco::all_pairs(model, options);
-    ASSERT_EQ(simkit.scores.size(), cpu.scores.size());
-    std::size_t same = 0;
-    for (std::size_t i = 0; i < cpu.scores.size(); ++i) {
-      EXPECT_NEAR(simkit.scores[i], cpu.scores[i], 4e-3) << "slot " << i << ", features " << features;
-      same += simkit.indices[i] == cpu.indices[i];
-    }
-    EXPECT_GE(same, cpu.indices.size() * 95 / 100) << "features " << features;
-    options.tf32 = false;
-    EXPECT_THROW(disco::all_pairs(model, options), UsageError);
+    for (const disco::Precision precision : {disco::Precision::tf32, disco::Precision::fp16})
+      for (const disco::ProductKernel kernel : {disco::ProductKernel::cublas, disco::ProductKernel::simkit}) {
+        if (kernel == disco::ProductKernel::simkit && !hopper) continue;
+        const bool tf32 = precision == disco::Precision::tf32;
+        SCOPED_TRACE(testing::Message() << (tf32 ? "tf32" : "fp16") << " on "
+                                        << (kernel == disco::ProductKernel::simkit ? "simkit" : "cuBLAS")
+                                        << ", features " << features);
+        options.precision = precision;
+        options.kernel = kernel;
+        const TopKLists gpu = disco::all_pairs(model, options);
+        ASSERT_EQ(gpu.scores.size(), cpu.scores.size());
+        std::size_t same = 0;
+        for (std::size_t i = 0; i < cpu.scores.size(); ++i) {
+          EXPECT_NEAR(gpu.scores[i], cpu.scores[i], tf32 ? 4e-3 : 2e-3) << "slot " << i;
+          same += gpu.indices[i] == cpu.indices[i];
+        }
+        EXPECT_GE(same, cpu.indices.size() * 95 / 100);
+      }
   }
+  if (!hopper) return;
+  const disco::Model model = sample_model(100);
+  disco::AllPairsOptions options;
+  options.device = 0;
+  options.kernel = disco::ProductKernel::simkit;
+  EXPECT_THROW(disco::all_pairs(model, options), UsageError);  // fp32
+  options.precision = disco::Precision::fp16;
+  options.k = gemm::kMaxSelfTop + 1;
+  EXPECT_THROW(disco::all_pairs(model, options), UsageError);  // k past the self-join's
+  options.k = 10;
+  options.memory_budget = 1 << 10;  // no room for resident rows
+  EXPECT_THROW(disco::all_pairs(model, options), UsageError);
+  // auto takes whichever measures faster, and either gives the fused lists' scores.
+  options.memory_budget = 0;
+  const TopKLists fused = disco::all_pairs(model, options);
+  options.kernel = disco::ProductKernel::automatic;
+  const TopKLists chosen = disco::all_pairs(model, options);
+  for (std::size_t i = 0; i < fused.scores.size(); ++i) EXPECT_NEAR(chosen.scores[i], fused.scores[i], 2e-3);
 }
 
 // fp32 on resident rows is split TF32 (A = hi + lo): as accurate as fp32 on the CUDA
@@ -150,7 +176,7 @@ TEST(GpuDisco, SplitTf32HasFp32Accuracy) {
     } on_cuda_cores;
     cores = disco::all_pairs(model, options);
   }
-  options.tf32 = true;
+  options.precision = disco::Precision::tf32;
   const TopKLists tf32 = disco::all_pairs(model, options);
 
   const double split_error = worst_relative_error(model, split);

@@ -36,8 +36,9 @@ std::string fused_table(const std::string& device, const std::vector<gemm::Fused
     return nlohmann::json{{"device", device}, {"fused", rows}}.dump(2) + "\n";
   }
   std::ostringstream text;
-  text << "# " << device << ": fused top k (simkit's TF32 kernel, scores never written) against cuBLAS TF32 in "
-       << "64 MiB tiles + scores + selection; same inputs\n"
+  text << "# " << device << ": fused top k (simkit's tensor-core kernel, scores never written) against cuBLAS in "
+       << "64 MiB tiles + scores + selection, in TF32 unless the job names fp16; the self-join scores each pair "
+       << "once, its baseline the pairwise engine's symmetric blocks; same inputs\n"
        << "job\tm\tn\tk\tfused ms\tcuBLAS+select ms\tspeedup\tsame columns\tmax score diff\n";
   for (const auto& t : timings)
     text << fmt::format("{}\t{}\t{}\t{}\t{:.2f}\t{:.2f}\t{:.2f}x\t{:.4f}\t{:.1e}\n", t.job, t.m, t.n, t.k, t.fused_ms,
@@ -82,9 +83,11 @@ int run_gemm(const GemmOptions& options) {
     if (t.name == "cuBLAS tf32") cublas_tf32[t.size] = t.tflops;
     if (t.name == "cuBLAS tf32 A.B^T") cublas_tf32_nt[t.size] = t.tflops;
   }
-  std::map<std::size_t, double> cublas_nt;
-  for (const auto& t : timings)
+  std::map<std::size_t, double> cublas_nt, cublas_fp16_nt;
+  for (const auto& t : timings) {
     if (t.name == "cuBLAS fp32 A.B^T") cublas_nt[t.size] = t.tflops;
+    if (t.name == "cuBLAS fp16 A.B^T") cublas_fp16_nt[t.size] = t.tflops;
+  }
   // fp32 rows beside cuBLAS fp32 on their layout: C = A B for the CUDA-core tiles, A B^T
   // for the 3xTF32 product.
   const auto of_fp32 = [&](const gemm::Timing& t) {
@@ -97,24 +100,31 @@ int run_gemm(const GemmOptions& options) {
     const double base = nt ? cublas_tf32_nt[t.size] : cublas_tf32[t.size];
     return base > 0 ? t.tflops / base : 0.0;
   };
+  // fp16 rows beside cuBLAS fp16 on their layout (-1: not an fp16 row).
+  const auto of_fp16 = [&](const gemm::Timing& t) {
+    const double base = cublas_fp16_nt.count(t.size) ? cublas_fp16_nt[t.size] : 0.0;
+    return t.name.find("fp16") != std::string::npos && base > 0 ? t.tflops / base : -1.0;
+  };
   OutputFile out(options.output);
   if (options.format == "json") {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& t : timings)
       rows.push_back({{"kernel", t.name}, {"size", t.size}, {"ms", t.ms}, {"tflops", t.tflops},
-                      {"of_cublas_fp32", of_fp32(t)}, {"of_cublas_tf32", of_tf32(t)},
+                      {"of_cublas_fp32", of_fp32(t)}, {"of_cublas_tf32", of_tf32(t)}, {"of_cublas_fp16", of_fp16(t)},
                       {"max_relative_error", t.max_relative_error}, {"float64_error", t.float64_error}});
     out.write(nlohmann::json{{"device", context.device.name}, {"rows", rows}}.dump(2) + "\n");
   } else {
     std::ostringstream text;
     text << "# " << context.device.name << ": C = A B, fp32, n x n x n; tiles TMxTN/BK (a thread's C block, the "
-         << "shared-memory depth); wgmma tf32 BMxBN/stages: C = A B^T on tensor cores, beside cuBLAS on that layout\n"
-         << "kernel\tn\tms\tTFLOP/s\tof cuBLAS fp32\tof cuBLAS tf32\tmax rel error\terror vs float64\n";
+         << "shared-memory depth); wgmma tf32|fp16 BMxBN/stages: C = A B^T on tensor cores, beside cuBLAS on that "
+         << "layout\n"
+         << "kernel\tn\tms\tTFLOP/s\tof cuBLAS fp32\tof cuBLAS tf32\tmax rel error\terror vs float64\tof cuBLAS fp16\n";
     for (const auto& t : timings)
-      text << fmt::format("{}\t{}\t{:.3f}\t{:.2f}\t{:.1f}%\t{:.1f}%\t{}\t{}\n", t.name, t.size, t.ms, t.tflops,
+      text << fmt::format("{}\t{}\t{:.3f}\t{:.2f}\t{:.1f}%\t{:.1f}%\t{}\t{}\t{}\n", t.name, t.size, t.ms, t.tflops,
                           100 * of_fp32(t), 100 * of_tf32(t),
                           t.name.rfind("cuBLAS", 0) == 0 ? std::string("-") : fmt::format("{:.1e}", t.max_relative_error),
-                          t.float64_error < 0 ? std::string("-") : fmt::format("{:.1e}", t.float64_error));
+                          t.float64_error < 0 ? std::string("-") : fmt::format("{:.1e}", t.float64_error),
+                          of_fp16(t) < 0 ? std::string("-") : fmt::format("{:.1f}%", 100 * of_fp16(t)));
     out.write(text.str());
   }
   out.commit();
@@ -136,14 +146,15 @@ Runner add_bench_command(CLI::App& app) {
   g->add_option("--format", options->format, "tsv or json")->capture_default_str();
   g->add_option("--study", options->study,
                 "tiles: the tile study at --sizes; fused: the fused top-k jobs (cosine and squared distance of "
-                "--queries x --rows x --dims, Lin of --lin-words x --lin-features) beside cuBLAS + select")
+                "--queries x --rows x --dims, Lin of --lin-words x --lin-features, and Lin's self-join in TF32 and "
+                "fp16) beside cuBLAS + select")
       ->capture_default_str();
   g->add_option("--queries", options->fused.queries, "fused: rows of A (the queries)")->capture_default_str();
   g->add_option("--rows", options->fused.rows, "fused: rows of B searched")->capture_default_str();
   g->add_option("--dims", options->fused.dims, "fused: their length (a multiple of 4)")->capture_default_str();
   g->add_option("--lin-words", options->fused.lin_words, "fused: DISCO words of the Lin job (0: none)")
       ->capture_default_str();
-  g->add_option("--lin-features", options->fused.lin_features, "fused: features a word (rows padded to multiples of 32, as DISCO pads them)")
+  g->add_option("--lin-features", options->fused.lin_features, "fused: features a word (rows padded to multiples of 64, as DISCO pads them)")
       ->capture_default_str();
   g->add_option("--top", options->fused.top, "fused: k of the top k")->capture_default_str();
   g->add_option("-o,--output", options->output, "output file (default: standard output)");

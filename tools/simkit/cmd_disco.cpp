@@ -78,8 +78,8 @@ int run_similar_all(const QueryOptions& options, const Context& context, const d
   if (!options.words.empty()) throw UsageError("--all takes no words");
   if (options.form != "dense" && options.form != "sparse")
     throw UsageError(fmt::format("--form {}: expected dense or sparse", quote(options.form)));
-  if (options.precision != "fp32" && options.precision != "tf32")
-    throw UsageError(fmt::format("--precision {}: expected fp32 or tf32", quote(options.precision)));
+  if (options.precision != "fp32" && options.precision != "tf32" && options.precision != "fp16")
+    throw UsageError(fmt::format("--precision {}: expected fp32, tf32 or fp16", quote(options.precision)));
   if (options.kernel != "auto" && options.kernel != "cublas" && options.kernel != "simkit")
     throw UsageError(fmt::format("--kernel {}: expected auto, cublas or simkit", quote(options.kernel)));
   if (options.full && model.size() > 20000)
@@ -88,7 +88,9 @@ int run_similar_all(const QueryOptions& options, const Context& context, const d
   all.k = options.full ? std::max<std::size_t>(model.size(), 2) - 1 : std::min(options.k, std::max<std::size_t>(model.size(), 2) - 1);
   all.form = options.form == "dense" ? disco::Form::dense : disco::Form::sparse;
   all.features = options.features;
-  all.tf32 = options.precision == "tf32";
+  all.precision = options.precision == "tf32"   ? disco::Precision::tf32
+                  : options.precision == "fp16" ? disco::Precision::fp16
+                                                : disco::Precision::fp32;
   all.kernel = options.kernel == "simkit"   ? disco::ProductKernel::simkit
                : options.kernel == "cublas" ? disco::ProductKernel::cublas
                                             : disco::ProductKernel::automatic;
@@ -238,11 +240,13 @@ Runner add_disco_command(CLI::App& app) {
       ->capture_default_str();
   s->add_option("--features", similar->features, "--all, dense: the F features most words have (0 = every feature)")
       ->capture_default_str();
-  s->add_option("--precision", similar->precision, "--all, dense, on a GPU: fp32 (fp32 accuracy, split TF32 products) or tf32 (tensor cores, faster)")
+  s->add_option("--precision", similar->precision, "--all, dense, on a GPU: fp32 (fp32 accuracy, split TF32 products), tf32 (tensor cores, faster) or fp16 "
+                "(rows stored as halves: TF32's 10 fraction bits, rounded; twice TF32's rate)")
       ->capture_default_str();
   s->add_option("--kernel", similar->kernel,
-                "--all, dense, tf32, on a GPU: what multiplies the tiles: cublas, simkit (its tensor-core kernel with "
-                "the division fused; Hopper) or auto (both timed on one tile, the faster kept)")
+                "--all, dense, tf32 or fp16, on a GPU: cublas (the pairwise engine: products, scores, selection), "
+                "simkit (the fused self-join: each pair multiplied once, the division and top k in the kernel; "
+                "Hopper, k <= 16) or auto (both timed on the first 8,192 words, the faster kept)")
       ->capture_default_str();
   add_query("evaluate",
             "Spearman's rho of the model's similarities against word-similarity gold standards\n"

@@ -191,6 +191,7 @@ void multiply_tf32(const TensorTile& tile, std::size_t m, std::size_t n, std::si
   if (k % 4 != 0 || reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0)
     throw UsageError("the TF32 tensor-core product needs k a multiple of 4 and 16-byte aligned operands (k = " +
                      std::to_string(k) + ")");
+  if (tile.fp16) throw UsageError("tile " + tile.name() + " takes fp16 operands (multiply_fp16)");
   if (m == 0 || n == 0) return;
 #ifdef SIMKIT_HAVE_WGMMA
   detail::multiply_tf32_impl(tile, m, n, k, a, b, c, nullptr);
@@ -261,9 +262,27 @@ std::vector<Timing> study(const StudyOptions& options) {
       SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
       const double nt_fp32_ms = time([&] { cublas_nt(ref.get()); });
       out.push_back({"cuBLAS fp32 A.B^T", s, nt_fp32_ms, flops / nt_fp32_ms / 1e9, 0, exact_error(ref.get())});
+      // fp16 operands (s a multiple of 8): cuBLAS on the same layout, then the fp16 tiles.
+      cuda::DeviceBuffer<std::uint16_t> a16(s % 8 == 0 ? s * s : 0), b16(s % 8 == 0 ? s * s : 0);
+      if (s % 8 == 0) {
+        to_fp16(a.get(), s * s, 1.0f, a16.get());
+        to_fp16(b.get(), s * s, 1.0f, b16.get());
+        const double h_ms = time([&] {
+          SIMKIT_CUBLAS_CHECK(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b16.get(), CUDA_R_16F, n,
+                                           a16.get(), CUDA_R_16F, n, &zero, c.get(), CUDA_R_32F, n,
+                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        });
+        out.push_back({"cuBLAS fp16 A.B^T", s, h_ms, flops / h_ms / 1e9, 0, exact_error(c.get())});
+      }
       for (const TensorTile& tile : tensor_tiles()) {
+        if (tile.fp16 && s % 8 != 0) continue;
         SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));
-        const double ms = time([&] { multiply_tf32(tile, s, s, s, a.get(), b.get(), c.get()); });
+        const double ms = time([&] {
+          if (tile.fp16)
+            multiply_fp16(tile, s, s, s, a16.get(), b16.get(), c.get());
+          else
+            multiply_tf32(tile, s, s, s, a.get(), b.get(), c.get());
+        });
         out.push_back({tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get()),
                        exact_error(c.get())});
       }
@@ -286,14 +305,15 @@ std::vector<FusedTiming> fused_study(const FusedOptions& options) {
   if (tensor_tiles().empty()) throw UsageError("the fused jobs run on simkit's Hopper kernel (compute capability 9.0)");
   std::vector<FusedTiming> out;
   const int top = options.top;
-  // Runs both paths on one job and compares their answers slot by slot.
-  const auto job = [&](const std::string& name, const ScoreSpec& spec, std::size_t m, std::size_t n,
-                       std::size_t k, const float* a, const float* b) {
+  // Runs both paths (fused(scores, columns), base(scores, columns)) on one job and
+  // compares their answers slot by slot.
+  const auto compare = [&](const std::string& name, std::size_t m, std::size_t n, std::size_t k, auto&& fused,
+                           auto&& base) {
     cuda::DeviceBuffer<float> fused_s(m * top), base_s(m * top);
     cuda::DeviceBuffer<std::uint32_t> fused_c(m * top), base_c(m * top);
     FusedTiming t{name, m, n, k};
-    t.fused_ms = median_ms(options.reps, [&] { top_k_tf32(spec, m, n, k, a, b, top, fused_s.get(), fused_c.get()); });
-    t.cublas_ms = median_ms(options.reps, [&] { top_k_cublas(spec, m, n, k, a, b, top, base_s.get(), base_c.get()); });
+    t.fused_ms = median_ms(options.reps, [&] { fused(fused_s.get(), fused_c.get()); });
+    t.cublas_ms = median_ms(options.reps, [&] { base(base_s.get(), base_c.get()); });
     std::vector<float> fs(m * top), bs(m * top);
     std::vector<std::uint32_t> fc(m * top), bc(m * top);
     SIMKIT_CUDA_CHECK(cudaMemcpy(fs.data(), fused_s.get(), fs.size() * sizeof(float), cudaMemcpyDeviceToHost));
@@ -310,6 +330,12 @@ std::vector<FusedTiming> fused_study(const FusedOptions& options) {
     t.same_columns = fs.empty() ? 1.0 : double(same) / double(fs.size());
     t.max_score_difference = scale > 0 ? diff / scale : diff;
     out.push_back(t);
+  };
+  const auto job = [&](const std::string& name, const ScoreSpec& spec, std::size_t m, std::size_t n,
+                       std::size_t k, const float* a, const float* b) {
+    compare(
+        name, m, n, k, [&](float* s, std::uint32_t* c) { top_k_tf32(spec, m, n, k, a, b, top, s, c); },
+        [&](float* s, std::uint32_t* c) { top_k_cublas(spec, m, n, k, a, b, top, s, c); });
   };
   const std::string top_name = " top-" + std::to_string(top);
   {
@@ -329,15 +355,30 @@ std::vector<FusedTiming> fused_study(const FusedOptions& options) {
   }
   if (options.lin_words > 0) {
     const std::size_t w = options.lin_words, f = options.lin_features;
-    // Each half padded to a multiple of 32 floats, as DISCO's dense rows are (disco/dense.hpp):
-    // the rotation is then whole 128-byte slices, which the TMA loader needs.
-    const std::size_t pitch = (f + 31) / 32 * 32;
+    // Each half padded to a multiple of 64 elements, as DISCO's dense rows are
+    // (disco/dense.hpp): the rotation is then whole 128-byte slices in TF32 and in fp16,
+    // which the TMA loader needs.
+    const std::size_t pitch = (f + 63) / 64 * 64;
     cuda::DeviceBuffer<float> rows(w * 2 * pitch), sums(w);
     SIMKIT_CUDA_CHECK(cudaMemset(rows.get(), 0, w * 2 * pitch * sizeof(float)));
     lin_rows_kernel<<<1024, 256>>>(rows.get(), w, f, pitch, options.lin_density, 5);
     row_sums_kernel<<<1024, 256>>>(rows.get(), w, 2 * pitch, pitch, f, kSum, sums.get());
     SIMKIT_CUDA_CHECK_LAUNCH();
-    job("Lin" + top_name, {Score::Lin, sums.get(), sums.get(), pitch}, w, w, 2 * pitch, rows.get(), rows.get());
+    const ScoreSpec lin{Score::Lin, sums.get(), sums.get(), pitch};
+    job("Lin" + top_name, lin, w, w, 2 * pitch, rows.get(), rows.get());
+    // The self-join (each pair once, a word never its own neighbour) in both precisions,
+    // against the pairwise engine's symmetric cuBLAS path in the same one.
+    if (top <= kMaxSelfTop) {
+      cuda::DeviceBuffer<std::uint16_t> rows16(w * 2 * pitch);
+      to_fp16(rows.get(), w * 2 * pitch, 1.0f, rows16.get());
+      for (const auto& [operands, data] : {std::pair<Operands, const void*>{Operands::tf32, rows.get()},
+                                           std::pair<Operands, const void*>{Operands::fp16, rows16.get()}}) {
+        compare(
+            std::string("Lin self-join") + top_name + " " + operands_name(operands), w, w, 2 * pitch,
+            [&](float* s, std::uint32_t* c) { self_top_k(lin, operands, w, 2 * pitch, data, top, s, c); },
+            [&](float* s, std::uint32_t* c) { self_top_k_cublas(lin, operands, w, 2 * pitch, data, top, s, c); });
+      }
+    }
   }
   return out;
 }

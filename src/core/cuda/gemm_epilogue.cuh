@@ -78,7 +78,7 @@ __host__ __device__ inline float key_of(float score) {
 // Each entry's score into C (row stride ld).
 template <typename Score>
 struct StoreSink {
-  static constexpr bool kTopK = false;
+  static constexpr bool kTopK = false, kSelf = false;
   Score score;
   float* c;
   std::size_t ld;
@@ -92,7 +92,7 @@ using Store = StoreSink<DotScore>;
 // appended in no order; *count counts them all, also those past the capacity.
 template <typename Score>
 struct ThresholdSink {
-  static constexpr bool kTopK = false;
+  static constexpr bool kTopK = false, kSelf = false;
   Score score;
   float key;
   ScoredPair* hits;
@@ -111,12 +111,34 @@ struct ThresholdSink {
 // that share's list: row i's lists are lists_*[i * per_row + share * top, + top).
 template <typename Score>
 struct TopKSink {
-  static constexpr bool kTopK = true;
+  static constexpr bool kTopK = true, kSelf = false;
   Score score;
   int top;
   float* lists_key;
   std::uint32_t* lists_column;
   std::size_t per_row;
+};
+
+// The fused self-join (A is B; only pairs i < j, each scored once): a block takes one
+// tile of a band of row tiles [tile_lo, tile_hi) against the column tiles from
+// col_tile_lo on (the one holding the band's first row), and writes its rows' and its
+// columns' best `top` keys of that tile as lists (best first, padded with (-inf,
+// 0xffffffff)): row i's list of column tile J at row_*[(i - kTileM tile_lo) * row_per +
+// (J - col_tile_lo) * top], column j's list of row tile I at col_*[(j - BN col_tile_lo) *
+// col_per + (I - tile_lo) * top]. The engine's selection merges them into each row's top.
+template <typename Score>
+struct SelfTopKSink {
+  static constexpr bool kTopK = false, kSelf = true;
+  Score score;
+  int top;
+  std::size_t n;
+  std::size_t tile_lo, tile_hi, col_tile_lo;
+  float* row_keys;
+  std::uint32_t* row_columns;
+  std::size_t row_per;
+  float* col_keys;
+  std::uint32_t* col_rows;
+  std::size_t col_per;
 };
 
 // Calls body with the score functor `spec` names.

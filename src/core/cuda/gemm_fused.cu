@@ -2,6 +2,7 @@
 // around the tensor-core kernel (gemm_wgmma.cu), the three-pass cuBLAS path the fused
 // top k replaces, and the benchmark of one against the other.
 #include <cublas_v2.h>
+#include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "core/cuda/memory.hpp"
 #include "core/cuda/select.hpp"
 #include "core/text.hpp"
+#include "simkit/pairwise.hpp"
 #ifdef SIMKIT_HAVE_WGMMA
 #include "core/cuda/gemm_wgmma.hpp"
 #endif
@@ -132,6 +134,91 @@ void finish(const float* keys, const std::uint32_t* indices, std::size_t width, 
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
 
+__global__ void to_fp16_kernel(const float* x, std::size_t count, float scale, __half* out) {
+  for (std::size_t e = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < count;
+       e += std::size_t{gridDim.x} * blockDim.x)
+    out[e] = __float2half_rn(x[e] * scale);
+}
+
+std::size_t element_bytes(Operands operands) { return operands == Operands::fp16 ? 2 : 4; }
+
+// tile (rows x cols, row-major, stride ld) = A' . B^T on cuBLAS, where a and b point at the
+// first of `rows` and `cols` rows of k elements (floats in TF32, or fp16) and A' reads A's
+// rows from column r on, wrapping: A_{r..k} . B_{0..k-r}^T + A_{0..r} . B_{k-r..k}^T.
+void rotated_product(cublasHandle_t h, Operands operands, const void* a, std::size_t rows, const void* b,
+                     std::size_t cols, std::size_t k, std::size_t r, float* tile, std::size_t ld) {
+  if (k == 0) {
+    SIMKIT_CUDA_CHECK(cudaMemset2DAsync(tile, ld * sizeof(float), 0, cols * sizeof(float), rows, nullptr));
+    return;
+  }
+  if (rows > 0x7fffffff || cols > 0x7fffffff || k > 0x7fffffff || ld > 0x7fffffff)
+    throw UsageError(cat("a product of ", rows, " x ", cols, " x ", k, " is too large for cuBLAS"));
+  const cudaDataType type = operands == Operands::fp16 ? CUDA_R_16F : CUDA_R_32F;
+  const cublasComputeType_t compute = operands == Operands::fp16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+  const std::size_t bytes = element_bytes(operands);
+  const auto* a0 = static_cast<const char*>(a);
+  const auto* b0 = static_cast<const char*>(b);
+  const float one = 1, zero = 0;
+  // Row-major tile = A' B^T is column-major tile^T = B^T' A'.
+  const auto product = [&](const char* from_a, const char* from_b, std::size_t depth, const float* beta) {
+    SIMKIT_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
+                                     static_cast<int>(depth), &one, from_b, type, static_cast<int>(k), from_a, type,
+                                     static_cast<int>(k), beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
+                                     CUBLAS_GEMM_DEFAULT));
+  };
+  product(a0 + r * bytes, b0, k - r, &zero);
+  if (r > 0) product(a0, b0 + (k - r) * bytes, r, &one);
+}
+
+// Keys (scores, or minus distances) of a tile of products, in place, on `stream`.
+void tile_keys(const ScoreSpec& spec, float* tile, std::size_t ld, std::size_t rows, std::size_t cols,
+               std::size_t row0, std::size_t col0, cudaStream_t stream) {
+  detail::with_score(spec, [&](auto score) {
+    key_kernel<<<blocks_for(rows * cols), 256, 0, stream>>>(tile, ld, rows, cols, row0, col0, score);
+  });
+  SIMKIT_CUDA_CHECK_LAUNCH();
+}
+
+// What the self-join entry points need of their operands.
+void require_self_layout(Operands operands, std::size_t k, const void* rows, std::size_t rotate) {
+  const std::size_t piece = operands == Operands::fp16 ? 8 : 4, slice = operands == Operands::fp16 ? 64 : 32;
+  if (k % piece != 0 || reinterpret_cast<std::uintptr_t>(rows) % 16 != 0 ||
+      (rotate != 0 && (rotate % slice != 0 || k % slice != 0 || rotate >= k)))
+    throw UsageError(cat("the ", operands_name(operands), " self-join needs k a multiple of ", piece,
+                         " (k = ", k, "), a rotation below k in whole slices of ", slice,
+                         " elements with k one too (rotation ", rotate, "), and 16-byte aligned rows"));
+}
+
+// The self-join's scorer for the pairwise engine (the baseline path): rows resident on the
+// device, each block pair multiplied by cuBLAS and turned into keys.
+class CublasSelfScorer final : public gpu::BlockScorer {
+ public:
+  CublasSelfScorer(const ScoreSpec& spec, Operands operands, std::size_t k, const void* rows)
+      : spec_(spec), operands_(operands), k_(k), rows_(static_cast<const char*>(rows)) {}
+  std::size_t bytes_per_row_a() const override { return sizeof(float); }
+  std::size_t bytes_per_row_b() const override { return k_ * element_bytes(operands_); }
+  bool b_resident() const override { return true; }
+  std::size_t preferred_tile_bytes() const override { return std::size_t{64} << 20; }  // long rows: DISCO's tiles
+  void load_a(RowRange, void*, gpu::Stream) override {}
+  void load_b(RowRange, void*, gpu::Stream) override {}
+  void score(const void*, RowRange a, const void*, RowRange b, float* tile, std::size_t ld,
+             gpu::Stream stream) override {
+    cublasHandle_t h = cached_cublas();
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(h, stream));
+    const std::size_t row_bytes = k_ * element_bytes(operands_);
+    rotated_product(h, operands_, rows_ + a.begin * row_bytes, a.size(), rows_ + b.begin * row_bytes, b.size(), k_,
+                    spec_.rotate_a, tile, ld);
+    tile_keys(spec_, tile, ld, a.size(), b.size(), a.begin, b.begin, stream);
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(h, nullptr));
+  }
+
+ private:
+  ScoreSpec spec_;
+  Operands operands_;
+  std::size_t k_;
+  const char* rows_;
+};
+
 }  // namespace
 
 void multiply_tf32x3(std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b, float* c) {
@@ -151,6 +238,110 @@ void multiply_tf32x3(std::size_t m, std::size_t n, std::size_t k, const float* a
   (void)c;
 #endif
   SIMKIT_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // before the scratch goes
+}
+
+void to_fp16(const float* x, std::size_t count, float scale, std::uint16_t* out) {
+  if (count == 0) return;
+  to_fp16_kernel<<<blocks_for(count), 256>>>(x, count, scale, reinterpret_cast<__half*>(out));
+  SIMKIT_CUDA_CHECK_LAUNCH();
+}
+
+void multiply_fp16(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const std::uint16_t* a,
+                   const std::uint16_t* b, float* c) {
+  if (tensor_tiles().empty())
+    throw UsageError("the fp16 tensor-core product needs a compute-capability 9.0 GPU (Hopper) and an sm_90a build");
+  if (!tile.fp16) throw UsageError("tile " + tile.name() + " takes TF32 operands (multiply_tf32)");
+  if (k % 8 != 0 || reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0)
+    throw UsageError(cat("the fp16 tensor-core product needs k a multiple of 8 (k = ", k, ") and 16-byte aligned operands"));
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    SIMKIT_CUDA_CHECK(cudaMemset(c, 0, m * n * sizeof(float)));
+    return;
+  }
+#ifdef SIMKIT_HAVE_WGMMA
+  detail::multiply_fp16_impl(tile, m, n, k, a, b, c, nullptr);
+#else
+  (void)tile;
+#endif
+}
+
+void self_top_k(const ScoreSpec& spec, Operands operands, std::size_t n, std::size_t k, const void* rows, int top,
+                float* scores, std::uint32_t* columns, std::size_t budget) {
+  if (tensor_tiles().empty())
+    throw UsageError("the fused self-join needs a compute-capability 9.0 GPU (Hopper) and an sm_90a build");
+  require_self_layout(operands, k, rows, spec.rotate_a);
+  ScoreSpec self = spec;
+  self.row_b = self.row_a;
+  require_factors(self);
+  if (top < 1 || top > kMaxSelfTop) throw UsageError(cat("top ", top, ": the fused self-join keeps 1 ..", kMaxSelfTop));
+  require_indexable(n, n);
+  if (n == 0) return;
+#ifdef SIMKIT_HAVE_WGMMA
+  constexpr std::size_t tm = detail::kSelfTileM, tn = detail::kSelfTileN;
+  const std::size_t tiles_m = (n + tm - 1) / tm, tiles_n = (n + tn - 1) / tn;
+  // A band of b row tiles holds at most b tm rows' lists of every column tile and every
+  // column's list of its b row tiles.
+  const std::size_t per_tile = (tm * tiles_n + n) * std::size_t(top) * 8;
+  if (budget == 0) {
+    std::size_t free = 0, total = 0;
+    SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    budget = free / 4;
+  }
+  std::size_t band = std::clamp<std::size_t>(budget / per_tile, 1, tiles_m);
+  if (band >= 8 && band < tiles_m) band = band / 8 * 8;  // whole raster groups
+  cuda::DeviceBuffer<float> row_keys(band * tm * tiles_n * top), col_keys(n * band * top);
+  cuda::DeviceBuffer<std::uint32_t> row_columns(row_keys.size()), col_rows(col_keys.size());
+  State state(n, top);
+  for (std::size_t lo = 0; lo < tiles_m; lo += band) {
+    detail::SelfBand b;
+    b.tile_lo = lo;
+    b.tile_hi = std::min(lo + band, tiles_m);
+    b.col_tile_lo = lo * tm / tn;
+    b.row_keys = row_keys.get();
+    b.row_columns = row_columns.get();
+    b.row_per = (tiles_n - b.col_tile_lo) * top;
+    b.col_keys = col_keys.get();
+    b.col_rows = col_rows.get();
+    b.col_per = (b.tile_hi - b.tile_lo) * top;
+    detail::self_lists(self, operands == Operands::fp16, n, k, rows, top, b, nullptr);
+    const std::size_t row0 = lo * tm, col0 = b.col_tile_lo * tn;
+    cuda::select_lists(b.row_keys, b.row_columns, nullptr, b.row_per, std::min(b.tile_hi * tm, n) - row0, row0,
+                       state.view, nullptr);
+    cuda::select_lists(b.col_keys, b.col_rows, nullptr, b.col_per, n - col0, col0, state.view, nullptr);
+  }
+  finish(state.view.scores, state.view.indices, state.view.width, n, top, spec.kind, scores, columns);
+  SIMKIT_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+#else
+  (void)scores, (void)columns, (void)budget;
+#endif
+}
+
+void self_top_k_cublas(const ScoreSpec& spec, Operands operands, std::size_t n, std::size_t k, const void* rows,
+                       int top, float* scores, std::uint32_t* columns) {
+  if (top < 1 || static_cast<std::size_t>(top) > cuda::kMaxGpuK)
+    throw UsageError(cat("top ", top, ": expected 1 .. ", cuda::kMaxGpuK));
+  if (spec.rotate_a > 0 && spec.rotate_a >= k) throw UsageError(cat("rotation ", spec.rotate_a, " is not below k = ", k));
+  ScoreSpec self = spec;
+  self.row_b = self.row_a;
+  require_factors(self);
+  require_indexable(n, n);
+  if (n == 0) return;
+  int device = 0;
+  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+  CublasSelfScorer scorer(self, operands, k, rows);
+  PairwiseJob job;
+  job.rows_a = job.rows_b = n;
+  job.k = static_cast<std::size_t>(top);
+  job.symmetric = true;
+  job.exclude_self = true;
+  const PairwiseResult result = gpu::pairwise(job, scorer, device);
+  // The engine ranks keys; distances come back as minus themselves.
+  std::vector<float> keys = result.topk.scores;
+  if (spec.kind == Score::SquaredDistance)
+    for (float& key : keys) key = -key;
+  SIMKIT_CUDA_CHECK(cudaMemcpy(scores, keys.data(), keys.size() * sizeof(float), cudaMemcpyHostToDevice));
+  SIMKIT_CUDA_CHECK(cudaMemcpy(columns, result.topk.indices.data(), keys.size() * sizeof(std::uint32_t),
+                               cudaMemcpyHostToDevice));
 }
 
 void top_k_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
@@ -196,31 +387,12 @@ void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size
   State state(m, top);
   cuda::SelectScratch scratch;
   cublasHandle_t h = cached_cublas();
-  SIMKIT_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
-  const std::size_t r = spec.rotate_a;
-  const int ld = static_cast<int>(k);
   for (std::size_t r0 = 0; r0 < m; r0 += rows_per) {
     const std::size_t rows = std::min(rows_per, m - r0);
     for (std::size_t c0 = 0; c0 < n; c0 += cols_per) {
       const std::size_t cols = std::min(cols_per, n - c0);
-      // Row-major tile = A' B^T is column-major tile^T = B^T' A'. With a rotation r,
-      // A' = [A_{r..k} | A_{0..r}]: A_{r..k} . B_{0..k-r}^T + A_{0..r} . B_{k-r..k}^T.
-      const float one = 1, zero = 0;
-      const auto product = [&](const float* a0, const float* b0, std::size_t depth, const float* beta) {
-        SIMKIT_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
-                                        static_cast<int>(depth), &one, b0 + c0 * k, ld, a0 + r0 * k, ld, beta,
-                                        tile.get(), static_cast<int>(cols_per)));
-      };
-      if (k == 0) {
-        SIMKIT_CUDA_CHECK(cudaMemset(tile.get(), 0, rows_per * cols_per * sizeof(float)));
-      } else {
-        product(a + r, b, k - r, &zero);
-        if (r > 0) product(a, b + (k - r), r, &one);
-      }
-      detail::with_score(spec, [&](auto score) {
-        key_kernel<<<blocks_for(rows * cols), 256>>>(tile.get(), cols_per, rows, cols, r0, c0, score);
-      });
-      SIMKIT_CUDA_CHECK_LAUNCH();
+      rotated_product(h, Operands::tf32, a + r0 * k, rows, b + c0 * k, cols, k, spec.rotate_a, tile.get(), cols_per);
+      tile_keys(spec, tile.get(), cols_per, rows, cols, r0, c0, nullptr);
       cuda::select_rows(tile.get(), cols_per, rows, cols, r0, c0, {}, state.view, scratch, nullptr);
     }
   }

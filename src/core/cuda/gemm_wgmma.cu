@@ -23,6 +23,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/fused_device.cuh"
+#include "core/cuda/gemm_self_epilogue.cuh"
 #include "core/cuda/gemm_wgmma.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/tiled_gemm.cuh"
@@ -64,7 +65,31 @@ struct TopKShared {
   std::uint32_t* offer_columns;
 };
 
-constexpr int kSlice = 32;  // floats of K a stage holds (128 bytes a row)
+constexpr int kSlice = 32;  // floats of K a stage of the cp.async kernel holds (128 bytes a row)
+
+// Operand types of the tensor-core kernels; a K slice is 128 bytes of each row either way,
+// so the shared-memory layout and the descriptors are the same.
+struct Tf32 {
+  static constexpr bool kHalf = false;
+  static constexpr int kSlice = 32;
+  using Storage = float;
+};
+struct Fp16 {
+  static constexpr bool kHalf = true;
+  static constexpr int kSlice = 64;
+  using Storage = std::uint16_t;
+};
+
+// Bytes of shared memory before the TMA kernel's barriers: the ring, or the self-join's
+// epilogue (laid over the ring once the block's MMAs are done) where that is more.
+template <int BN, int Stages, typename Sink>
+constexpr unsigned work_bytes() {
+  constexpr unsigned ring = unsigned(Stages) * (kTileM + BN) * 128;
+  if constexpr (Sink::kSelf)
+    return ring > SelfLayout<kTileM, BN>::kBytes ? ring : SelfLayout<kTileM, BN>::kBytes;
+  else
+    return ring;
+}
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -74,39 +99,23 @@ using cuda::fused::copy_wait;
 using cuda::wgmma::descriptor;
 using cuda::wgmma::swizzled;
 
-#define SIMKIT_WGMMA_TF32_N128                                                                 \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                      \
-               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "                      \
-               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"                          \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
-               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
-
-#define SIMKIT_WGMMA_TF32_N192                                                                 \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                      \
-               "wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32 "                      \
-               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, %96, %97, p, 1, 1;\n}\n"                          \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
-               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
-
-#define SIMKIT_WGMMA_TF32_N256                                                                 \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                      \
-               "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "                      \
-               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1;\n}\n"                          \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
-               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
-
-template <int BN>
-__device__ __forceinline__ void wgmma_tf32(float* d, std::uint64_t desc_a, std::uint64_t desc_b, int accumulate) {
-  if constexpr (BN == 128)
-    SIMKIT_WGMMA_TF32_N128;
-  else if constexpr (BN == 192)
-    SIMKIT_WGMMA_TF32_N192;
-  else
-    SIMKIT_WGMMA_TF32_N256;
+// One MMA step of K (32 bytes of each row: k8 in TF32, k16 in fp16) into d.
+template <typename Elem, int BN>
+__device__ __forceinline__ void wgmma_step(float* d, std::uint64_t desc_a, std::uint64_t desc_b, int accumulate) {
+  if constexpr (Elem::kHalf) {
+    static_assert(BN == 256 || BN == 128, "fp16 tiles are 128 or 256 columns");
+    if constexpr (BN == 128)
+      SIMKIT_WGMMA(128, "k16.f32.f16.f16", ", 0, 0");
+    else
+      SIMKIT_WGMMA(256, "k16.f32.f16.f16", ", 0, 0");
+  } else if constexpr (BN == 128) {
+    SIMKIT_WGMMA(128, "k8.f32.tf32.tf32", "");
+  } else if constexpr (BN == 192) {
+    SIMKIT_WGMMA(192, "k8.f32.tf32.tf32", "");
+  } else {
+    SIMKIT_WGMMA(256, "k8.f32.tf32.tf32", "");
+  }
 }
-#undef SIMKIT_WGMMA_TF32_N128
-#undef SIMKIT_WGMMA_TF32_N192
-#undef SIMKIT_WGMMA_TF32_N256
 
 // K slice `slice` of rows [first, first + ROWS) (of `count`, `k` floats each) into a tile;
 // each row read from column `rotate` on, wrapping (a multiple of 4).
@@ -137,25 +146,35 @@ __device__ __forceinline__ void insert_sorted(float* keys, std::uint32_t* column
   columns[at] = column;
 }
 
-// The top-k epilogue of one finished tile. Each entry that ranks before its row's bar
-// (the list's last entry) is offered to the row's buffer; then the first lane of the
-// quad holding the row (lane / 4) merges the offers into the list, alone, and the quad
-// reads the new bar. After the first tiles few entries pass the bar. A row with more
-// offers than the buffer holds (the first tiles) takes the slow path: its lanes offer
-// their entries straight to the list, in turn. ra: this thread's two rows' factors; rb:
-// the tile's column factors.
+// The top-k epilogue of one finished tile; d becomes the tile's keys. Each entry that
+// ranks before its row's bar (the list's last entry) is offered to the row's buffer; the
+// first lane of the quad holding the row (lane / 4) merges the offers into the list,
+// alone, and the quad reads the new bar. After the first tiles few entries pass the bar.
+// Rows with more offers than the buffer holds, and rows whose list is not full yet (a
+// block's first tile, where every entry would pass), are selected by the whole quad in
+// step: `top` rounds, each taking the best of the list's head and of the four lanes'
+// best entries not yet taken, the new list assembled in the offers buffer (tops up to
+// kOffers; larger tops offer the lanes' passing entries straight to the list, in turn).
+// Lanes inserting on their own would diverge, and the warp would run its eight rows'
+// insertions one after another. ra: this thread's two rows' factors; rb: the tile's
+// column factors.
 template <int BN, typename Score>
-__device__ __forceinline__ void keep_top(const float* d, const TopKSink<Score>& sink, int local0, std::size_t row0,
+__device__ __forceinline__ void keep_top(float* d, const TopKSink<Score>& sink, int local0, std::size_t row0,
                                          std::size_t col0, std::size_t m, std::size_t n, const float (&ra)[2],
                                          const float* rb, const TopKShared& at, float (&bar_key)[2],
                                          std::uint32_t (&bar_column)[2]) {
   const int lane = threadIdx.x & 31, top = sink.top;
+  const float none = -__int_as_float(0x7f800000);
+  // d[4 j + 2 h + e]: row local0 + 8 h, column 8 j + 2 (lane % 4) + e of the tile.
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      d[4 * j + i] = key_of<Score>(sink.score.combine(ra[i >> 1], rb[8 * j + 2 * (lane & 3) + (i & 1)], d[4 * j + i]));
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int local = local0 + 8 * h;
-    const auto key_at = [&](int j, int e) {
-      return key_of<Score>(sink.score.combine(ra[h], rb[8 * j + 2 * (lane & 3) + e], d[4 * j + 2 * h + e]));
-    };
+    const bool inside = row0 + local < m;
     // Calls visit(key, column) for this thread's entries of the row inside the product.
     const auto each_entry = [&](auto&& visit) {
 #pragma unroll
@@ -163,11 +182,12 @@ __device__ __forceinline__ void keep_top(const float* d, const TopKSink<Score>& 
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const std::size_t col = col0 + 8 * j + 2 * (lane & 3) + e;
-          if (col < n) visit(key_at(j, e), static_cast<std::uint32_t>(col));
+          if (col < n) visit(d[4 * j + 2 * h + e], static_cast<std::uint32_t>(col));
         }
     };
+    const bool filling = inside && bar_column[h] == 0xffffffffu;
     bool offers = false;
-    if (row0 + local < m) {
+    if (inside && !filling) {
       each_entry([&](float key, std::uint32_t col) {
         if (!cuda::ranks_before(key, col, bar_key[h], bar_column[h])) return;
         offers = true;
@@ -178,7 +198,7 @@ __device__ __forceinline__ void keep_top(const float* d, const TopKSink<Score>& 
         }
       });
     }
-    if (!__any_sync(0xffffffffu, offers)) continue;
+    if (!__any_sync(0xffffffffu, offers || filling)) continue;
     __syncwarp();
     float* row_keys = at.keys + local * top;
     std::uint32_t* row_columns = at.columns + local * top;
@@ -187,19 +207,72 @@ __device__ __forceinline__ void keep_top(const float* d, const TopKSink<Score>& 
       if (cuda::ranks_before(key, col, row_keys[top - 1], row_columns[top - 1]))
         insert_sorted(row_keys, row_columns, top, key, col);
     };
-    const int count = at.offer_count[local];
+    const int count = filling ? kOffers + 1 : at.offer_count[local];
     if (count <= kOffers && (lane & 3) == 0)
       for (int s = 0; s < count; ++s)
         offer_to_list(at.offer_keys[local * kOffers + s], at.offer_columns[local * kOffers + s]);
-    // Rows whose offers overflowed: every lane's entries again, one lane at a time.
-    for (int turn = 0; turn < 4; ++turn) {
-      if (__any_sync(0xffffffffu, count > kOffers && (lane & 3) == turn && offers)) {
-        if (count > kOffers && (lane & 3) == turn && offers) each_entry(offer_to_list);
+    const bool crowded = inside && count > kOffers;
+    if (top <= kOffers) {
+      if (__any_sync(0xffffffffu, crowded)) {
+        float* new_keys = at.offer_keys + local * kOffers;
+        std::uint32_t* new_columns = at.offer_columns + local * kOffers;
+        float last_key = none;  // the last entry taken from the tile (none yet: taken = false)
+        std::uint32_t last_column = 0xffffffffu;
+        bool taken = false;
+        int head = 0;  // the list's first entry not yet taken
+        for (int r = 0; r < top; ++r) {
+          float best_key = none;
+          std::uint32_t best_column = 0xffffffffu;
+          each_entry([&](float key, std::uint32_t col) {
+            const bool left = !taken || cuda::ranks_before(last_key, last_column, key, col);
+            if (left && cuda::ranks_before(key, col, best_key, best_column)) {
+              best_key = key;
+              best_column = col;
+            }
+          });
+#pragma unroll
+          for (int offset = 1; offset < 4; offset <<= 1) {
+            const float other_key = __shfl_xor_sync(0xffffffffu, best_key, offset);
+            const std::uint32_t other_column = __shfl_xor_sync(0xffffffffu, best_column, offset);
+            if (cuda::ranks_before(other_key, other_column, best_key, best_column)) {
+              best_key = other_key;
+              best_column = other_column;
+            }
+          }
+          const float head_key = row_keys[head];
+          const std::uint32_t head_column = row_columns[head];
+          const bool from_list = !cuda::ranks_before(best_key, best_column, head_key, head_column);
+          if (crowded && (lane & 3) == 0) {
+            new_keys[r] = from_list ? head_key : best_key;
+            new_columns[r] = from_list ? head_column : best_column;
+          }
+          if (from_list) {
+            ++head;
+          } else {
+            last_key = best_key;
+            last_column = best_column;
+            taken = true;
+          }
+        }
+        __syncwarp();
+        if (crowded)
+          for (int r = lane & 3; r < top; r += 4) {
+            row_keys[r] = new_keys[r];
+            row_columns[r] = new_columns[r];
+          }
       }
-      __syncwarp();
+    } else {
+      // Larger tops: every lane's passing entries straight to the list, one lane at a time.
+      for (int turn = 0; turn < 4; ++turn) {
+        if (__any_sync(0xffffffffu, crowded && (lane & 3) == turn)) {
+          if (crowded && (lane & 3) == turn) each_entry(offer_to_list);
+        }
+        __syncwarp();
+      }
     }
+    __syncwarp();
     if ((lane & 3) == 0) at.offer_count[local] = 0;
-    if (row0 + local < m) {
+    if (inside) {
       bar_key[h] = row_keys[top - 1];
       bar_column[h] = row_columns[top - 1];
     }
@@ -301,7 +374,7 @@ using SinkState = std::conditional_t<Sink::kTopK, TopKState<BN, decltype(Sink::s
 // A finished tile into the sink; d[4 j + e] holds row local0 + 8 (e / 2), column
 // 8 j + 2 (lane % 4) + e % 2 of the tile; rb: the tile's column factors (top k).
 template <int BN, typename Sink>
-__device__ __forceinline__ void finish_tile(const float* d, const Sink& sink, SinkState<BN, Sink>& state, int local0,
+__device__ __forceinline__ void finish_tile(float* d, const Sink& sink, SinkState<BN, Sink>& state, int local0,
                                             std::size_t row0, std::size_t col0, std::size_t m, std::size_t n,
                                             const float* rb) {
   if constexpr (Sink::kTopK) {
@@ -318,15 +391,15 @@ __device__ __forceinline__ void finish_tile(const float* d, const Sink& sink, Si
   }
 }
 
-// One stage's MMAs (K 32 in four k8 steps) into d; accumulate 0 overwrites d.
-template <int BN>
+// One stage's MMAs (128 bytes of K in four 32-byte steps) into d; accumulate 0 overwrites d.
+template <typename Elem, int BN>
 __device__ __forceinline__ void multiply_stage(float* d, unsigned stage, int group, bool accumulate) {
   constexpr unsigned kABytes = kTileM * 128;
   const std::uint64_t desc_a = descriptor(stage + group * 64 * 128);
   const std::uint64_t desc_b = descriptor(stage + kABytes);
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-  for (int kk = 0; kk < kSlice / 8; ++kk) wgmma_tf32<BN>(d, desc_a + 2 * kk, desc_b + 2 * kk, accumulate || kk > 0);
+  for (int kk = 0; kk < 4; ++kk) wgmma_step<Elem, BN>(d, desc_a + 2 * kk, desc_b + 2 * kk, accumulate || kk > 0);
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
 
@@ -405,7 +478,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       __syncthreads();
       issue();
       const bool first = Promote > 0 ? slice % (Promote > 0 ? Promote : 1) == 0 : slice == 0;
-      multiply_stage<BN>(d, base + (step % Stages) * kStageBytes, group, !first);
+      multiply_stage<Tf32, BN>(d, base + (step % Stages) * kStageBytes, group, !first);
       if constexpr (Promote > 0) {
         if ((slice + 1) % Promote == 0 || slice + 1 == slices) {
           asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
@@ -435,22 +508,34 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 // tiles, the same column tiles) each block loads half of B's slice and multicasts it to
 // both, so a stage is free only once all four warpgroups of the pair have read it. Rows
 // past m or n and K past k arrive as zeros. A read rotated needs whole slices (rotation and
-// k multiples of 32).
-template <int BN, int Stages, int Group, int Cluster, typename Sink>
+// k multiples of Elem::kSlice). Elem: the operands' type (Tf32 or Fp16). With the self-join
+// sink a block takes one tile of the sink's band, and skips the product of a tile wholly
+// on or below the diagonal (its lists come out empty).
+template <typename Elem, int BN, int Stages, int Group, int Cluster, typename Sink>
 __global__ void __launch_bounds__(kWgThreads, 1)
     wgmma_tma_kernel(std::size_t m, std::size_t n, std::size_t k, const __grid_constant__ CUtensorMap map_a,
                      std::size_t a_rotate, const __grid_constant__ CUtensorMap map_b, Sink sink, unsigned shares) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   namespace tma = cuda::tma;
+  static_assert(!Sink::kSelf || Cluster == 1, "the self-join takes single blocks");
   extern __shared__ __align__(1024) std::uint8_t smem_raw[];
   const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   const unsigned base = (raw + 1023u) & ~1023u;
   constexpr unsigned kABytes = kTileM * 128, kStageBytes = (kTileM + BN) * 128, kPartRows = BN / Cluster;
-  const unsigned full = base + Stages * kStageBytes, empty = full + Stages * 8;
+  const unsigned full = base + work_bytes<BN, Stages, Sink>(), empty = full + Stages * 8;
   const unsigned rank = Cluster > 1 ? tma::cluster_rank() : 0;
-  const Place place = place_block<BN, Group, Cluster>(m, n, Sink::kTopK ? shares : 0, rank);
+  Place place;
+  if constexpr (Sink::kSelf) {
+    place = place_block<BN, Group, 1>((sink.tile_hi - sink.tile_lo) * kTileM, n - sink.col_tile_lo * BN, 0, 0);
+    place.tile_m += sink.tile_lo;
+    place.first_n += sink.col_tile_lo;
+  } else {
+    place = place_block<BN, Group, Cluster>(m, n, Sink::kTopK ? shares : 0, rank);
+  }
   const std::size_t row0 = place.tile_m * kTileM;
-  const std::size_t slices = (k + kSlice - 1) / kSlice;  // k > 0
+  // Self-join: a pair i < j in the tile, or nothing to multiply.
+  const bool pairs = !Sink::kSelf || row0 + 1 < std::min(place.first_n * BN + BN, n);
+  const std::size_t slices = pairs ? (k + Elem::kSlice - 1) / Elem::kSlice : 0;
   const std::size_t steps = place.tiles * slices;
   const int warp = threadIdx.x >> 5, group = warp >> 2;
   const int local0 = group * 64 + (warp & 3) * 16 + ((threadIdx.x & 31) >> 2);
@@ -478,7 +563,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   const auto issue = [&](std::size_t t) {
     const unsigned s = static_cast<unsigned>(t % Stages), stage = base + s * kStageBytes;
     if (t >= Stages) tma::wait(empty + 8 * s, static_cast<unsigned>(t / Stages - 1) & 1u);
-    const std::size_t kk = t % slices * kSlice, col0 = (place.first_n + t / slices * place.step_n) * BN;
+    const std::size_t kk = t % slices * Elem::kSlice, col0 = (place.first_n + t / slices * place.step_n) * BN;
     const std::size_t ka = kk + a_rotate < k ? kk + a_rotate : kk + a_rotate - k;
     tma::arrive_expecting(full + 8 * s, kStageBytes);
     tma::load(stage, &map_a, static_cast<int>(ka), static_cast<int>(row0), full + 8 * s);
@@ -511,7 +596,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     for (std::size_t slice = 0; slice < slices; ++slice, ++step) {
       const unsigned s = static_cast<unsigned>(step % Stages);
       tma::wait(full + 8 * s, static_cast<unsigned>(step / Stages) & 1u);
-      multiply_stage<BN>(d, base + s * kStageBytes, group, slice > 0);
+      multiply_stage<Elem, BN>(d, base + s * kStageBytes, group, slice > 0);
       // All but this step's MMAs are done: the stage of the step before is free here.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       if (step > 0 && (threadIdx.x & 127) == 0) release(step - 1);
@@ -519,13 +604,17 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       __syncwarp();  // the warp whole again for the next .aligned MMAs
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    float* rb = nullptr;
-    if constexpr (Sink::kTopK) {
-      rb = state.lists.factors + (tile % kFactorTiles) * BN;
-      if (threadIdx.x < BN) rb[threadIdx.x] = factor;
-      __syncthreads();
+    if constexpr (Sink::kSelf) {
+      self_finish<kTileM, BN>(d, sink, smem_raw + (base - raw), local0, row0, col0);
+    } else {
+      float* rb = nullptr;
+      if constexpr (Sink::kTopK) {
+        rb = state.lists.factors + (tile % kFactorTiles) * BN;
+        if (threadIdx.x < BN) rb[threadIdx.x] = factor;
+        __syncthreads();
+      }
+      finish_tile<BN>(d, sink, state, local0, row0, col0, m, n, rb);
     }
-    finish_tile<BN>(d, sink, state, local0, row0, col0, m, n, rb);
   }
   if constexpr (Sink::kTopK) state.write(sink, row0, m, place.first_n);
   if constexpr (Cluster > 1) tma::cluster_sync();  // no block leaves while its pair may still signal it
@@ -536,6 +625,12 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 // this sink needs.
 template <auto Kernel, int BN, int Stages, typename Sink>
 std::size_t shared_for_sink(const Sink& sink) {
+  if constexpr (Sink::kSelf) {
+    constexpr std::size_t bytes = work_bytes<BN, Stages, Sink>() + kBarrierBytes + 1024;
+    static_assert(bytes <= cuda::fused::kMaxSharedBytes, "the self-join's epilogue does not fit");
+    cuda::allow_dynamic_shared<Kernel>(bytes);
+    return bytes;
+  }
   int top = 0;
   if constexpr (Sink::kTopK) top = sink.top;
   cuda::allow_dynamic_shared<Kernel>(
@@ -545,9 +640,14 @@ std::size_t shared_for_sink(const Sink& sink) {
   return shared;
 }
 
-// Blocks of a launch: Cluster per unit of row tiles, times the column tiles or the shares.
+// Blocks of a launch: Cluster per unit of row tiles, times the column tiles or the shares
+// (the self-join: its band's rows against the columns from the band's first column tile).
 template <int BN, int Group, int Cluster, typename Sink>
-unsigned blocks_for(std::size_t m, std::size_t n, unsigned shares) {
+unsigned blocks_for(std::size_t m, std::size_t n, unsigned shares, const Sink& sink) {
+  if constexpr (Sink::kSelf) {
+    m = (sink.tile_hi - sink.tile_lo) * kTileM;
+    n -= sink.col_tile_lo * BN;
+  }
   const std::size_t columns = Sink::kTopK ? shares : (n + BN - 1) / BN;
   const std::size_t blocks = row_units<Group, Cluster>(m) * Cluster * columns;
   if (blocks > 0x7fffffff || m > 0x7fffffff || n > 0x7fffffff)
@@ -561,15 +661,16 @@ void launch_tf32(std::size_t m, std::size_t n, std::size_t k, const float* a, st
   static_assert(!(Sink::kTopK && Promote > 0), "the top-k epilogue reads the tensor cores' sums");
   constexpr auto kernel = wgmma_tf32_kernel<BN, Stages, Group, Sink, Promote>;
   const std::size_t shared = shared_for_sink<kernel, BN, Stages>(sink);
-  const unsigned blocks = blocks_for<BN, Group, 1, Sink>(m, n, shares);
+  const unsigned blocks = blocks_for<BN, Group, 1, Sink>(m, n, shares, sink);
   if (blocks == 0) return;
   kernel<<<blocks, kWgThreads, shared, stream>>>(m, n, k, a, a_rotate, b, sink, shares);
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
 
-// A tensor map over `count` rows of k floats (row-major, 16-byte aligned, k a multiple of
-// 4), in boxes of one 32-float slice (128 bytes, 128-byte swizzle) by box_rows rows.
-CUtensorMap slice_map(const float* rows, std::size_t count, std::size_t k, unsigned box_rows) {
+// A tensor map over `count` rows of k elements (row-major, 16-byte aligned rows), in boxes
+// of one slice (128 bytes, 128-byte swizzle) by box_rows rows.
+template <typename Elem>
+CUtensorMap slice_map(const void* rows, std::size_t count, std::size_t k, unsigned box_rows) {
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* function = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -581,10 +682,11 @@ CUtensorMap slice_map(const float* rows, std::size_t count, std::size_t k, unsig
   }();
   CUtensorMap map{};
   const cuuint64_t dims[2] = {k, count};
-  const cuuint64_t strides[1] = {k * sizeof(float)};
-  const cuuint32_t box[2] = {kSlice, box_rows};
+  const cuuint64_t strides[1] = {k * sizeof(typename Elem::Storage)};
+  const cuuint32_t box[2] = {Elem::kSlice, box_rows};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(rows), dims, strides,
+  const CUtensorMapDataType type = Elem::kHalf ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUresult result = encode(&map, type, 2, const_cast<void*>(rows), dims, strides,
                                  box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS)
@@ -593,19 +695,24 @@ CUtensorMap slice_map(const float* rows, std::size_t count, std::size_t k, unsig
 }
 
 // Whether the TMA kernel takes the product: K to read (the cp.async kernel writes the
-// zeros of k = 0), and a rotation in whole slices.
+// zeros of k = 0), rows of whole 16-byte pieces, and a rotation in whole slices.
+template <typename Elem>
 bool tma_takes(std::size_t k, std::size_t a_rotate) {
-  return k > 0 && k <= 0x7fffffff && (a_rotate == 0 || (a_rotate % kSlice == 0 && k % kSlice == 0));
+  return k > 0 && k <= 0x7fffffff && k * sizeof(typename Elem::Storage) % 16 == 0 &&
+         (a_rotate == 0 || (a_rotate % Elem::kSlice == 0 && k % Elem::kSlice == 0));
 }
 
-template <int BN, int Stages, int Group, int Cluster, typename Sink>
-void launch_tma(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t a_rotate, const float* b,
+// k = 0 (the self-join only: the TF32 products send it to the cp.async kernel) loads
+// nothing, and its maps stay unmade.
+template <typename Elem, int BN, int Stages, int Group, int Cluster, typename Sink>
+void launch_tma(std::size_t m, std::size_t n, std::size_t k, const void* a, std::size_t a_rotate, const void* b,
                 Sink sink, cudaStream_t stream, unsigned shares = 1) {
-  constexpr auto kernel = wgmma_tma_kernel<BN, Stages, Group, Cluster, Sink>;
+  constexpr auto kernel = wgmma_tma_kernel<Elem, BN, Stages, Group, Cluster, Sink>;
   const std::size_t shared = shared_for_sink<kernel, BN, Stages>(sink);
-  const unsigned blocks = blocks_for<BN, Group, Cluster, Sink>(m, n, shares);
+  const unsigned blocks = blocks_for<BN, Group, Cluster, Sink>(m, n, shares, sink);
   if (blocks == 0) return;
-  const CUtensorMap map_a = slice_map(a, m, k, kTileM), map_b = slice_map(b, n, k, BN / Cluster);
+  const CUtensorMap map_a = k > 0 ? slice_map<Elem>(a, m, k, kTileM) : CUtensorMap{};
+  const CUtensorMap map_b = k > 0 ? slice_map<Elem>(b, n, k, BN / Cluster) : CUtensorMap{};
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;
   cluster.val.clusterDim.x = Cluster;
@@ -628,8 +735,10 @@ void launch(int tma, std::size_t m, std::size_t n, std::size_t k, const float* a
             const float* b, Sink sink, cudaStream_t stream, unsigned shares = 1) {
   // A pair needs two row tiles (with one the second block would only multiply zeros).
   if (tma == 2 && m <= kTileM) tma = 1;
-  if (tma == 2 && tma_takes(k, a_rotate)) return launch_tma<BN, Stages, Group, 2>(m, n, k, a, a_rotate, b, sink, stream, shares);
-  if (tma == 1 && tma_takes(k, a_rotate)) return launch_tma<BN, Stages, Group, 1>(m, n, k, a, a_rotate, b, sink, stream, shares);
+  if (tma == 2 && tma_takes<Tf32>(k, a_rotate))
+    return launch_tma<Tf32, BN, Stages, Group, 2>(m, n, k, a, a_rotate, b, sink, stream, shares);
+  if (tma == 1 && tma_takes<Tf32>(k, a_rotate))
+    return launch_tma<Tf32, BN, Stages, Group, 1>(m, n, k, a, a_rotate, b, sink, stream, shares);
   launch_tf32<BN, Stages, Group>(m, n, k, a, a_rotate, b, sink, stream, shares);
 }
 
@@ -659,15 +768,16 @@ int fused_tma() {
 
 const std::vector<TensorTile>& tensor_tiles_impl() {
   static const std::vector<TensorTile> all{{128, 256, 4, 8, 0}, {128, 256, 4, 8, 1}, {128, 256, 4, 8, 2},
-                                           {128, 192, 5, 8, 1}, {128, 128, 6, 8, 0}, {128, 128, 6, 8, 1}};
+                                           {128, 192, 5, 8, 1}, {128, 128, 6, 8, 0}, {128, 128, 6, 8, 1},
+                                           {128, 256, 4, 8, 1, true}};
   return all;
 }
 
 void multiply_tf32_impl(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const float* a,
                         const float* b, float* c, cudaStream_t stream) {
   const auto is = [&](int bn, int stages, int group) {
-    return tile.bm == kTileM && tile.bn == bn && tile.stages == stages && tile.group == group && tile.tma >= 0 &&
-           tile.tma <= 2;
+    return !tile.fp16 && tile.bm == kTileM && tile.bn == bn && tile.stages == stages && tile.group == group &&
+           tile.tma >= 0 && tile.tma <= 2;
   };
   const Store store{{}, c, n};
   if (is(256, 4, 8)) return launch<256, 4, 8>(tile.tma, m, n, k, a, 0, b, store, stream);
@@ -681,11 +791,25 @@ void multiply_tf32_promoted(std::size_t m, std::size_t n, std::size_t k, const f
   launch_tf32<128, 6, 8, Store, kPromoteSlices>(m, n, k, a, 0, b, Store{{}, c, n}, stream);
 }
 
-void scores_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
-                 const float* b, float* c, std::size_t ld, cudaStream_t stream) {
-  if (m == 0 || n == 0) return;
+void multiply_fp16_impl(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const std::uint16_t* a,
+                        const std::uint16_t* b, float* c, cudaStream_t stream) {
+  if (!tile.fp16 || tile.bm != kTileM || tile.bn != 256 || tile.stages != 4 || tile.group != 8 || tile.tma != 1)
+    throw UsageError("no fp16 kernel for tile " + tile.name());
+  launch_tma<Fp16, 256, 4, 8, 1>(m, n, k, a, 0, b, Store{{}, c, n}, stream);
+}
+
+void self_lists(const ScoreSpec& spec, bool fp16, std::size_t n, std::size_t k, const void* rows, int top,
+                const SelfBand& band, cudaStream_t stream) {
+  static_assert(kSelfTileM == kTileM, "the planner's tiles are the kernel's");
   with_score(spec, [&](auto score) {
-    launch<256, 4, 8>(fused_tma(), m, n, k, a, spec.rotate_a, b, StoreSink<decltype(score)>{score, c, ld}, stream);
+    using S = decltype(score);
+    const SelfTopKSink<S> sink{score,          top,          n,           band.tile_lo,  band.tile_hi,
+                               band.col_tile_lo, band.row_keys, band.row_columns, band.row_per, band.col_keys,
+                               band.col_rows,   band.col_per};
+    if (fp16)
+      launch_tma<Fp16, kSelfTileN, 4, 8, 1>(n, n, k, rows, spec.rotate_a, rows, sink, stream, 0);
+    else
+      launch_tma<Tf32, kSelfTileN, 4, 8, 1>(n, n, k, rows, spec.rotate_a, rows, sink, stream, 0);
   });
 }
 

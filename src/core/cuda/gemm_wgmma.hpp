@@ -23,10 +23,31 @@ void multiply_tf32_impl(const TensorTile& tile, std::size_t m, std::size_t n, st
 void multiply_tf32_promoted(std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b, float* c,
                             cudaStream_t stream);
 
-// Every score into c (row stride ld), 128 x 256 tiles. With spec.rotate_a = P on rows
-// [M|A] of pitch P, A's rows read as [A|M]: one product gives A_a.M_b^T + M_a.A_b^T (Lin).
-void scores_tf32(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,
-                 const float* b, float* c, std::size_t ld, cudaStream_t stream);
+// C = A . B^T with fp16 operands (IEEE half bits), fp32 sums: the fp16 tile of
+// tensor_tiles_impl(); k a multiple of 8 (TMA reads whole 16-byte pieces).
+void multiply_fp16_impl(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const std::uint16_t* a,
+                        const std::uint16_t* b, float* c, cudaStream_t stream);
+
+// The fused self-join's tiles (rows x columns of a block) and one band of its launches:
+// row tiles [tile_lo, tile_hi) against column tiles from col_tile_lo (the one holding the
+// band's first row) on. Each tile writes its rows' and its columns' best `top` keys as
+// lists: row i's of column tile J at row_*[(i - kSelfTileM tile_lo) * row_per + (J -
+// col_tile_lo) * top], column j's of row tile I at col_*[(j - kSelfTileN col_tile_lo) *
+// col_per + (I - tile_lo) * top]; pairs i >= j and tiles holding none come out empty.
+inline constexpr std::size_t kSelfTileM = 128, kSelfTileN = 256;
+struct SelfBand {
+  std::size_t tile_lo = 0, tile_hi = 0, col_tile_lo = 0;
+  float* row_keys = nullptr;
+  std::uint32_t* row_columns = nullptr;
+  std::size_t row_per = 0;
+  float* col_keys = nullptr;
+  std::uint32_t* col_rows = nullptr;
+  std::size_t col_per = 0;
+};
+// The band's lists of n rows (k elements each: floats, or fp16 when `fp16`, read as both
+// operands; spec.rotate_a as in scores) on the TMA kernel; top <= 16.
+void self_lists(const ScoreSpec& spec, bool fp16, std::size_t n, std::size_t k, const void* rows, int top,
+                const SelfBand& band, cudaStream_t stream);
 
 // Every entry past `threshold` appended to hits (capacity), *count counting them all.
 void threshold_tf32_impl(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size_t k, const float* a,

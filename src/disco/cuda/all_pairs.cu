@@ -1,7 +1,12 @@
-// Dense Lin similarity on the GPU: a BlockScorer for the pairwise engine. The [M|A] rows
-// of every word stay on the device when they fit the budget's half, and cuBLAS multiplies
-// their halves in place on TF32 tensor cores; otherwise the engine loads blocks of [A|M]
-// and [M|A] rows built on the host. A small kernel divides each score by s_i + s_j.
+// Dense Lin similarity on the GPU. Two ways to every word's top k:
+// - the pairwise engine with a BlockScorer: the [M|A] rows of every word stay on the
+//   device when they fit the budget's half, and cuBLAS multiplies their halves in place
+//   (fp32, TF32 or fp16 tensor cores); otherwise the engine loads blocks of [A|M] and
+//   [M|A] rows built on the host. A small kernel divides each score by s_i + s_j, and the
+//   engine selects each row's top k of both triangles;
+// - simkit's fused self-join (gemm::self_top_k, Hopper, TF32 or fp16 rows resident, k <=
+//   16): each pair multiplied once, the division and the tiles' top k in the epilogue.
+//   --kernel auto times both on the first 8,192 words and keeps the faster.
 //
 // fp32 on resident rows is split TF32: A = hi + lo with hi A rounded to TF32 (11
 // significant bits) and lo = A - hi (exact in fp32). M is 0/1, exact in TF32, so
@@ -9,10 +14,12 @@
 // from four tensor-core products instead of two on the CUDA cores, 3.9x faster at
 // N = 100,000 (bench/results/disco.md). SIMKIT_DISCO_FP32=cores keeps the CUDA cores
 // (the benchmark's baseline); so do blocks built on the host, and resident rows when
-// A's low parts do not fit the budget.
+// A's low parts do not fit the budget. fp16 keeps the rows as halves (M exact, A
+// rounded to 11 significant bits), resident only.
 #include <cstdint>
 #include <cstdlib>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -24,13 +31,11 @@
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
 #include "disco/cuda/lin_tile.hpp"
-#ifdef SIMKIT_HAVE_WGMMA
-#include "core/cuda/gemm_wgmma.hpp"
-#endif
 #include "disco/gpu.hpp"
 #include "simkit/device.hpp"
 #include "simkit/error.hpp"
 #include "simkit/gemm.hpp"
+#include "simkit/progress.hpp"
 
 namespace simkit::disco::detail {
 
@@ -82,22 +87,22 @@ class LinScorer final : public gpu::BlockScorer {
  public:
   static constexpr std::size_t kTileBytes = std::size_t{64} << 20;
 
-  LinScorer(const Model& model, const DenseRows& rows, bool tf32, ProductKernel kernel, std::size_t budget)
-      : model_(model), rows_(rows), width_(2 * rows.pitch), tf32_(tf32), cublas_(cuda::make_cublas()) {
-    if (kernel == ProductKernel::simkit) {
-      if (!tf32) throw UsageError("--kernel simkit multiplies TF32 tiles only (use --precision tf32)");
-      if (gemm::tensor_tiles().empty())
-        throw UsageError(
-            "--kernel simkit needs a Hopper GPU (compute capability 9.0) and a build for sm_90; use --kernel cublas");
-    }
+  LinScorer(const Model& model, const DenseRows& rows, Precision precision, std::size_t budget)
+      : model_(model), rows_(rows), width_(2 * rows.pitch), precision_(precision), cublas_(cuda::make_cublas()) {
     sums_ = cuda::DeviceBuffer<float>(model.size());
     SIMKIT_CUDA_CHECK(cudaMemcpy(sums_.get(), rows.sums.data(), model.size() * sizeof(float), cudaMemcpyHostToDevice));
     const std::size_t pitch = rows.pitch;
-    split_ = !tf32 && !fp32_on_cuda_cores();
+    split_ = precision == Precision::fp32 && !fp32_on_cuda_cores();
     const std::size_t row_bytes = model.size() * width_ * sizeof(float);
     // Without room for A's low parts, fp32 on the CUDA cores keeps the rows resident.
     if (split_ && row_bytes + model.size() * pitch * sizeof(float) > budget / 2) split_ = false;
-    if (row_bytes > budget / 2) return;
+    if (row_bytes > budget / 2) {
+      if (precision == Precision::fp16)
+        throw UsageError(cat("--precision fp16 needs every word's rows on the GPU (",
+                             format_byte_size(row_bytes), " while they are made, half the memory budget at most); "
+                             "raise --memory-budget or use --precision tf32"));
+      return;
+    }
     // Every [M|A] row resident (and A's low parts for split TF32), scattered on the
     // device from the words' entries: a few bytes a feature cross the bus, not 2F floats
     // a word.
@@ -124,25 +129,39 @@ class LinScorer final : public gpu::BlockScorer {
         d_offsets.get(), d_columns.get(), d_values.get(), model.size(), pitch, resident_.get(),
         split_ ? low_.get() : nullptr);
     SIMKIT_CUDA_CHECK_LAUNCH();
-    SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
-    if (tf32 && kernel == ProductKernel::simkit) simkit_kernel_ = true;
-    if (tf32 && kernel == ProductKernel::automatic && !gemm::tensor_tiles().empty()) {
-      try {
-        simkit_kernel_ = simkit_measures_faster(model.size());
-      } catch (const Failure&) {  // no room for the probe's tile (or any CUDA error in it): cuBLAS
-        cudaGetLastError();
-        simkit_kernel_ = false;
-      }
+    if (precision == Precision::fp16) {  // halves in place of the floats
+      half_ = cuda::DeviceBuffer<std::uint16_t>(resident_.size());
+      gemm::to_fp16(resident_.get(), resident_.size(), 1.0f, half_.get());
+      SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      resident_ = cuda::DeviceBuffer<float>();
     }
+    SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  bool uses_simkit_kernel() const { return simkit_kernel_; }
+  bool resident() const { return resident_.size() > 0 || half_.size() > 0; }
+
+  // The fused self-join of the first `words` words: each one's k best others.
+  TopKLists self_join(std::size_t words, std::size_t k, std::size_t budget) {
+    TopKLists out(words, k);
+    if (words == 0 || k == 0) return out;
+    const gemm::ScoreSpec lin{gemm::Score::Lin, sums_.get(), sums_.get(), width_ / 2};
+    cuda::DeviceBuffer<float> scores(words * k);
+    cuda::DeviceBuffer<std::uint32_t> indices(words * k);
+    const bool half = precision_ == Precision::fp16;
+    gemm::self_top_k(lin, half ? gemm::Operands::fp16 : gemm::Operands::tf32, words, width_,
+                     half ? static_cast<const void*>(half_.get()) : resident_.get(), static_cast<int>(k),
+                     scores.get(), indices.get(), budget);
+    SIMKIT_CUDA_CHECK(cudaMemcpy(out.scores.data(), scores.get(), words * k * sizeof(float), cudaMemcpyDeviceToHost));
+    SIMKIT_CUDA_CHECK(
+        cudaMemcpy(out.indices.data(), indices.get(), words * k * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+    return out;
+  }
 
   // With every [M|A] row resident, blocks of A need no staging: their halves are read in
   // place (see score()).
   std::size_t bytes_per_row_a() const override { return b_resident() ? sizeof(float) : width_ * sizeof(float); }
   std::size_t bytes_per_row_b() const override { return width_ * sizeof(float); }
-  bool b_resident() const override { return resident_.size() > 0; }
+  bool b_resident() const override { return resident(); }
   // The products are 2F deep: a 64 MiB tile (4096 x 4096) ran TF32 all pairs at N =
   // 100,000 in 0.57 s against 0.71 s at the default 32 MiB (H100, bench/results/disco.md).
   std::size_t preferred_tile_bytes() const override { return kTileBytes; }
@@ -155,22 +174,26 @@ class LinScorer final : public gpu::BlockScorer {
     // tile (row-major a x b, stride ld) seen column-major is (b x a) = B(b x w) . A^T.
     SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
     const float one = 1.0f, zero = 0.0f;
+    const bool half = precision_ == Precision::fp16;
     const cublasComputeType_t compute =
-        tf32_ || split_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    const auto gemm = [&](const float* b_rows, int lead_b, const float* a_rows, int lead_a, int depth,
+        half ? CUBLAS_COMPUTE_32F : precision_ == Precision::tf32 || split_ ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                           : CUBLAS_COMPUTE_32F;
+    const auto gemm = [&](const void* b_rows, int lead_b, const void* a_rows, int lead_a, int depth,
                           const float* beta) {
+      const cudaDataType type = half ? CUDA_R_16F : CUDA_R_32F;
       SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
-                                       static_cast<int>(a.size()), depth, &one, b_rows, CUDA_R_32F, lead_b, a_rows,
-                                       CUDA_R_32F, lead_a, beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
+                                       static_cast<int>(a.size()), depth, &one, b_rows, type, lead_b, a_rows, type,
+                                       lead_a, beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
                                        CUBLAS_GEMM_DEFAULT));
     };
     const int w = static_cast<int>(width_), p = w / 2;
-    if (simkit_kernel_) {
-      lin_scores(resident_.get() + a.begin * width_, a.size(), resident_.get() + b.begin * width_, b.size(),
-                 sums_.get() + a.begin, sums_.get() + b.begin, tile, ld, stream);
-      return;
-    }
-    if (b_resident()) {
+    if (half) {
+      // Rows [M|A] as halves, in place: A_a.M_b^T + M_a.A_b^T as two products of halves.
+      const std::uint16_t* ya = half_.get() + a.begin * width_;
+      const std::uint16_t* yb = half_.get() + b.begin * width_;
+      gemm(yb, w, ya + p, w, p, &zero);
+      gemm(yb + p, w, ya, w, p, &one);
+    } else if (b_resident()) {
       // Rows [M|A] of both blocks in place: A_a.M_b^T + M_a.A_b^T as two products of halves.
       const float* ya = resident_.get() + a.begin * width_;
       const float* yb = resident_.get() + b.begin * width_;
@@ -181,57 +204,12 @@ class LinScorer final : public gpu::BlockScorer {
         gemm(low_.get() + b.begin * p, p, ya, w, p, &one);
       }
     } else {
-      gemm(static_cast<const float*>(b_slot), w, static_cast<const float*>(a_slot), w, w, &zero);
+      gemm(b_slot, w, a_slot, w, w, &zero);
     }
     divide_by_sums(tile, ld, a.size(), b.size(), sums_.get() + a.begin, sums_.get() + b.begin, stream);
   }
 
  private:
-  // One pass of simkit's kernel: rows [M|A] of block a read as [A|M] (rotated by the
-  // pitch) against rows [M|A] of block b, the division in the epilogue.
-  void lin_scores(const float* rows_a, std::size_t n_a, const float* rows_b, std::size_t n_b, const float* sums_a,
-                  const float* sums_b, float* tile, std::size_t ld, cudaStream_t stream) {
-#ifdef SIMKIT_HAVE_WGMMA
-    const gemm::ScoreSpec lin{gemm::Score::Lin, sums_a, sums_b, width_ / 2};
-    gemm::detail::scores_tf32(lin, n_a, n_b, width_, rows_a, rows_b, tile, ld, stream);
-#else
-    (void)rows_a, (void)n_a, (void)rows_b, (void)n_b, (void)sums_a, (void)sums_b, (void)tile, (void)ld, (void)stream;
-    throw Failure("internal: simkit's tensor-core kernel is not in this build");
-#endif
-  }
-
-  // Times one tile of the job's size (the engine's 4,096 rows, or every word) both ways,
-  // the median of three after a warm-up each, on a scratch tile.
-  bool simkit_measures_faster(std::size_t words) {
-    const std::size_t side = std::min<std::size_t>(words, 4096);
-    if (side == 0) return false;
-    cuda::DeviceBuffer<float> scratch(side * side);
-    cuda::Stream stream;
-    cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
-    const auto time = [&](bool simkit) {
-      std::vector<double> ms;
-      for (int r = 0; r < 4; ++r) {
-        start.record(stream.get());
-        simkit_kernel_ = simkit;
-        score(nullptr, RowRange{0, side}, nullptr, RowRange{0, side}, scratch.get(), side, stream.get());
-        stop.record(stream.get());
-        SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-        if (r > 0) ms.push_back(cuda::elapsed_ms(start, stop));
-      }
-      std::sort(ms.begin(), ms.end());
-      return ms[1];
-    };
-    const double cublas_ms = time(false), simkit_ms = time(true);
-    simkit_kernel_ = false;
-    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), nullptr));  // the probe's stream goes away
-    if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
-      std::fprintf(stderr, "disco: a %zu x %zu TF32 tile: cuBLAS %.3f ms, simkit %.3f ms\n", side, side, cublas_ms,
-                   simkit_ms);
-    // A clear margin: the two round TF32 differently, so a coin toss between near-equal
-    // times would make identical runs differ.
-    return simkit_ms < 0.9 * cublas_ms;
-  }
-
   // Built on the host and copied before returning (the host buffer is reused at once).
   void load(RowRange rows, bool left, void* slot, gpu::Stream stream) {
     host_.resize(rows.size() * width_);
@@ -243,11 +221,11 @@ class LinScorer final : public gpu::BlockScorer {
   const Model& model_;
   const DenseRows& rows_;
   std::size_t width_;
-  bool tf32_;
+  Precision precision_;
   bool split_ = false;  // fp32 as split TF32 (resident rows only)
-  bool simkit_kernel_ = false;  // TF32 tiles by simkit's kernel (resident rows only)
   cuda::CublasHandle cublas_;
   cuda::DeviceBuffer<float> sums_, resident_, low_;
+  cuda::DeviceBuffer<std::uint16_t> half_;  // fp16: the resident rows as halves (resident_ then empty)
   std::vector<float> host_;
 };
 
@@ -275,16 +253,79 @@ TopKLists run_engine(const PairwiseJob& job, gpu::BlockScorer& scorer, const All
   return result.topk;
 }
 
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Whether the fused self-join beats the engine on cuBLAS for this job: both run on the
+// first 8,192 words (or every word), a warm-up and then the faster of two runs each. A
+// clear margin is asked: the two round differently (TF32 truncated against rounded), so a
+// coin toss between near-equal times would make identical runs differ.
+bool fused_measures_faster(LinScorer& scorer, const PairwiseJob& job, const AllPairsOptions& options,
+                           std::size_t budget) {
+  PairwiseJob probe = job;
+  probe.rows_a = probe.rows_b = std::min<std::size_t>(job.rows_a, 8192);
+  probe.progress = nullptr;
+  const auto best_of = [&](auto&& run) {
+    double best = 1e30;
+    for (int r = 0; r < 3; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      run();
+      if (r > 0) best = std::min(best, seconds_since(start));
+    }
+    return best;
+  };
+  const double cublas_s = best_of([&] { run_engine(probe, scorer, options, budget, nullptr); });
+  const double fused_s = best_of([&] { scorer.self_join(probe.rows_a, probe.k, budget / 4); });
+  if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
+    std::fprintf(stderr, "disco: all pairs of %zu words: cuBLAS engine %.2f ms, fused self-join %.2f ms\n",
+                 probe.rows_a, 1e3 * cublas_s, 1e3 * fused_s);
+  return fused_s < 0.9 * cublas_s;
+}
+
+}  // namespace
+
 TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const PairwiseJob& job,
                         const AllPairsOptions& options, double* device_ms) {
   const cuda::DeviceGuard guard(options.device);
   const std::size_t budget = job_budget(options);
-  LinScorer scorer(model, rows, options.tf32, options.kernel, budget);
-  if (options.kernel == ProductKernel::simkit && !scorer.uses_simkit_kernel())
+  const bool forced = options.kernel == ProductKernel::simkit;
+  if (forced) {
+    if (options.precision == Precision::fp32)
+      throw UsageError("--kernel simkit scores tf32 or fp16 (use --precision tf32 or fp16)");
+    if (gemm::tensor_tiles().empty())
+      throw UsageError(
+          "--kernel simkit needs a Hopper GPU (compute capability 9.0) and a build for sm_90; use --kernel cublas");
+    if (job.k > static_cast<std::size_t>(gemm::kMaxSelfTop))
+      throw UsageError(cat("--kernel simkit keeps at most ", gemm::kMaxSelfTop, " similar words a word (k = ", job.k,
+                           "); use --kernel cublas"));
+  }
+  LinScorer scorer(model, rows, options.precision, budget);
+  // The fused self-join takes resident rows, tf32 or fp16, and k <= 16, on Hopper.
+  const bool fusable = scorer.resident() && options.precision != Precision::fp32 && options.kernel !=
+                       ProductKernel::cublas && job.k >= 1 && job.k <= static_cast<std::size_t>(gemm::kMaxSelfTop) &&
+                       !gemm::tensor_tiles().empty();
+  if (forced && !fusable)
     throw UsageError(cat("--kernel simkit needs every word's rows on the GPU (",
                          format_byte_size(model.size() * 2 * rows.pitch * sizeof(float)),
                          ", half the memory budget at most); raise --memory-budget or use --kernel cublas"));
-  return run_engine(job, scorer, options, budget, device_ms);
+  bool fused = forced;
+  if (fusable && !forced) {
+    try {
+      fused = fused_measures_faster(scorer, job, options, budget);
+    } catch (const Failure&) {  // no room for the probe (or any CUDA error in it): cuBLAS
+      cudaGetLastError();
+      fused = false;
+    }
+  }
+  if (!fused) return run_engine(job, scorer, options, budget, device_ms);
+  const auto start = std::chrono::steady_clock::now();
+  TopKLists lists = scorer.self_join(model.size(), job.k, budget / 4);
+  if (device_ms != nullptr) *device_ms = 1e3 * seconds_since(start);
+  if (job.progress != nullptr) job.progress->advance(model.size() * (model.size() - (model.size() > 0)) / 2);
+  return lists;
 }
 
 }  // namespace simkit::disco::detail
