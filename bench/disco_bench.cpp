@@ -3,9 +3,10 @@
 //                  and (on a GPU) every word's top 10 in the sparse form
 //  --sizes LIST    all pairs, dense form, top --k, on synthetic MI matrices of N words
 //                  (each with --per-word features drawn Zipf-like from --features
-//                  columns; values uniform in (0, 5]): GPU fp32 and tf32 (engine time
-//                  from CUDA events; tf32's lists compared with fp32's), and the CPU for
-//                  N up to --cpu-max
+//                  columns; values uniform in (0, 5]): GPU fp32, tf32 and fp16 on cuBLAS
+//                  and tf32 and fp16 on simkit's fused self-join (time in the engine from
+//                  CUDA events, or the self-join's call; the lists compared with fp32's on
+//                  the CUDA cores), and the CPU for N up to --cpu-max
 // JSON to --json.
 #include <CLI/CLI.hpp>
 

@@ -22,7 +22,8 @@
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
 # SAN_TESTS names the test programs compute-sanitizer runs (default: all seven), SAN_FILTER
-# the tests (default *Gpu*), SAN_TOOLS the tools (default: memcheck racecheck synccheck initcheck).
+# the tests (default *Gpu*; SAN_FILTER_<tool> for one tool), SAN_TOOLS the tools (default:
+# memcheck racecheck synccheck initcheck).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
 # out or a benchmark fails; 0 otherwise.
 set -uo pipefail
@@ -85,7 +86,8 @@ if [[ " $parts " == *" sanitize "* ]]; then
   # finish: bench/results/compute-sanitizer.md), so it skips the fp16/bf16 searches.
   export SIMKIT_TEST_QUICK=1
   for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    filter=${SAN_FILTER:-'*Gpu*'}
+    filter_for_tool="SAN_FILTER_$tool"  # SAN_FILTER_racecheck=... narrows one tool's tests
+    filter=${!filter_for_tool:-${SAN_FILTER:-'*Gpu*'}}
     [ "$tool" = initcheck ] && filter='*Gpu*:-*fp16*:*bf16*'
     log="$out/sanitizer-$tool.log"
     start=$(date +%s)

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -292,6 +294,10 @@ void self_top_k(const ScoreSpec& spec, Operands operands, std::size_t n, std::si
   cuda::DeviceBuffer<float> row_keys(band * tm * tiles_n * top), col_keys(n * band * top);
   cuda::DeviceBuffer<std::uint32_t> row_columns(row_keys.size()), col_rows(col_keys.size());
   State state(n, top);
+  // SIMKIT_ENGINE_STATS: the kernels' and the merges' device time, apart.
+  const bool stats = std::getenv("SIMKIT_ENGINE_STATS") != nullptr;
+  cuda::Event marks[3] = {cuda::Event(cudaEventDefault), cuda::Event(cudaEventDefault), cuda::Event(cudaEventDefault)};
+  double kernel_ms = 0, merge_ms = 0;
   for (std::size_t lo = 0; lo < tiles_m; lo += band) {
     detail::SelfBand b;
     b.tile_lo = lo;
@@ -303,12 +309,23 @@ void self_top_k(const ScoreSpec& spec, Operands operands, std::size_t n, std::si
     b.col_keys = col_keys.get();
     b.col_rows = col_rows.get();
     b.col_per = (b.tile_hi - b.tile_lo) * top;
+    if (stats) marks[0].record(nullptr);
     detail::self_lists(self, operands == Operands::fp16, n, k, rows, top, b, nullptr);
+    if (stats) marks[1].record(nullptr);
     const std::size_t row0 = lo * tm, col0 = b.col_tile_lo * tn;
     cuda::select_lists(b.row_keys, b.row_columns, nullptr, b.row_per, std::min(b.tile_hi * tm, n) - row0, row0,
                        state.view, nullptr);
     cuda::select_lists(b.col_keys, b.col_rows, nullptr, b.col_per, n - col0, col0, state.view, nullptr);
+    if (stats) {
+      marks[2].record(nullptr);
+      SIMKIT_CUDA_CHECK(cudaEventSynchronize(marks[2].get()));
+      kernel_ms += cuda::elapsed_ms(marks[0], marks[1]);
+      merge_ms += cuda::elapsed_ms(marks[1], marks[2]);
+    }
   }
+  if (stats)
+    std::fprintf(stderr, "self-join: %zu rows, %zu bands of %zu row tiles: kernels %.2f ms, list merges %.2f ms\n", n,
+                 (tiles_m + band - 1) / band, band, kernel_ms, merge_ms);
   finish(state.view.scores, state.view.indices, state.view.width, n, top, spec.kind, scores, columns);
   SIMKIT_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 #else
