@@ -150,6 +150,8 @@ int main(int argc, char** argv) {
       if (!gemm::tensor_tiles().empty() && k <= static_cast<std::size_t>(gemm::kMaxSelfTop)) {
         variants.push_back({"gpu_tf32_simkit_kernel", Precision::tf32, false, disco::ProductKernel::simkit});
         variants.push_back({"gpu_fp16_simkit_kernel", Precision::fp16, false, disco::ProductKernel::simkit});
+        // What auto picks (its probe of both on the first 8,192 words included in the time).
+        variants.push_back({"gpu_fp16_auto", Precision::fp16, false, disco::ProductKernel::automatic});
       }
       for (const Variant& v : variants) {
         options.precision = v.precision;

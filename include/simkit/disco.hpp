@@ -100,7 +100,8 @@ enum class Form { dense, sparse };
 // products into score tiles, a division pass, then the selection) or simkit's fused
 // self-join (Hopper GPUs, k <= 16: each pair multiplied once on tensor cores, the division
 // and each tile's top k in the kernel's epilogue; no score is written). automatic: both
-// timed on the first 8,192 words (or all), the faster kept; fp32 always uses cuBLAS.
+// timed on the first 8,192 words (or all), the self-join kept only when 10% faster; fp32
+// always uses cuBLAS.
 enum class ProductKernel { automatic, cublas, simkit };
 // The dense form's arithmetic on a GPU (see Form).
 enum class Precision { fp32, tf32, fp16 };

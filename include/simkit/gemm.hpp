@@ -124,12 +124,14 @@ void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size
 // (1..kMaxSelfTop) best other rows, as top_k_tf32 gives them (scores and columns n x top,
 // device; ties by lower index; a row never lists itself). Each pair i < j is multiplied
 // once: a tile above the diagonal feeds its rows' lists and its columns', a tile's lists
-// are merged by the engine's selection after each band of row tiles, and a band's lists
-// fit `budget` bytes (0: a quarter of the free memory). `rows` holds n rows of k
-// elements: floats (Operands::tf32, k a multiple of 4) or fp16 bits (Operands::fp16, k a
-// multiple of 8), 16-byte aligned; spec.row_a holds the rows' factors (row_b is not
-// read); spec.rotate_a, a multiple of the 128-byte slice (32 floats, 64 halves), with k
-// one too. Scores must be symmetric (all four are, A being B). Hopper only.
+// are merged by the engine's selection after each band of row tiles. Bands are as many
+// row tiles as keep their lists within `budget` bytes (0: a quarter of the free memory),
+// but at least one: a budget below one row tile's lists still runs, over it. `rows` holds
+// n rows of k elements: floats (Operands::tf32, k a multiple of 4) or fp16 bits
+// (Operands::fp16, k a multiple of 8), 16-byte aligned; spec.row_a holds the rows'
+// factors (row_b is not read); spec.rotate_a is 0 or k / 2 in whole 128-byte slices (32
+// floats, 64 halves), so that every score is symmetric (Lin's [M|A] rows read as [A|M]).
+// A key of -inf (a score of -inf, a distance of +inf) counts as no entry. Hopper only.
 enum class Operands { tf32, fp16 };
 inline const char* operands_name(Operands operands) { return operands == Operands::fp16 ? "fp16" : "tf32"; }
 inline constexpr int kMaxSelfTop = 16;

@@ -318,6 +318,79 @@ TEST(GpuGemmFused, SelfJoinOfEveryScoreEqualsFloat64AndTheCublasPath) {
     }
 }
 
+// Ties broken by the lower index, exactly: on 0/1 rows every product is an integer that
+// TF32 and fp16 hold exactly, so dot products and squared distances tie often and both
+// paths must give the float64 lists slot for slot. 1,200 rows: tiles with ties in both
+// halves of their 256 columns, and bands of 8 row tiles (the budget rounds 9 down) after
+// which a second band starts at row tile 8 (lists offset by its first column tile).
+TEST(GpuGemmFused, SelfJoinBreaksTiesByLowerIndex) {
+  SIMKIT_REQUIRE_GPU();
+  if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::size_t n = test::quick() ? 300 : 1200, k = 64;
+  std::vector<float> rows = random.floats(n * k, 0, 1);
+  for (float& x : rows) x = x < 0.2f ? 1.0f : 0.0f;
+  std::vector<float> norms(n, 0.0f);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t l = 0; l < k; ++l) norms[i] += rows[i * k + l];
+  const auto d_rows = cuda::to_device(rows.data(), rows.size()), d_norms = cuda::to_device(norms.data(), n);
+  cuda::DeviceBuffer<std::uint16_t> halves(n * k);
+  gemm::to_fp16(d_rows.get(), n * k, 1.0f, halves.get());
+  const std::size_t tiles_n = (n + 255) / 256;
+  for (const gemm::Score kind : {gemm::Score::Dot, gemm::Score::SquaredDistance}) {
+    const bool distance = kind == gemm::Score::SquaredDistance;
+    const gemm::ScoreSpec spec{kind, distance ? d_norms.get() : nullptr, distance ? d_norms.get() : nullptr, 0};
+    for (const int top : {10, gemm::kMaxSelfTop}) {
+      // Each row's list in float64: keys descending, ties by lower index.
+      std::vector<float> want_scores(n * top);
+      std::vector<std::uint32_t> want_columns(n * top);
+      for (std::size_t i = 0; i < n; ++i) {
+        std::vector<std::pair<double, std::uint32_t>> all;
+        for (std::size_t j = 0; j < n; ++j) {
+          if (j == i) continue;
+          double p = 0;
+          for (std::size_t l = 0; l < k; ++l) p += double(rows[i * k + l]) * rows[j * k + l];
+          all.push_back({distance ? -(norms[i] + norms[j] - 2 * p) : p, static_cast<std::uint32_t>(j)});
+        }
+        std::partial_sort(all.begin(), all.begin() + top, all.end(), [](const auto& x, const auto& y) {
+          return x.first != y.first ? x.first > y.first : x.second < y.second;
+        });
+        for (int r = 0; r < top; ++r) {
+          want_scores[i * top + r] = static_cast<float>(distance ? -all[r].first : all[r].first);
+          want_columns[i * top + r] = all[r].second;
+        }
+      }
+      const std::size_t per_tile = (128 * tiles_n + n) * top * 8;  // a row tile's lists (self_top_k's plan)
+      for (const gemm::Operands operands : {gemm::Operands::tf32, gemm::Operands::fp16})
+        for (const std::size_t budget : {std::size_t{0}, 9 * per_tile}) {
+          SCOPED_TRACE(testing::Message() << gemm::score_name(kind) << " " << gemm::operands_name(operands) << " top "
+                                          << top << (budget ? ", bands of 8 row tiles" : ""));
+          const void* data =
+              operands == gemm::Operands::fp16 ? static_cast<const void*>(halves.get()) : d_rows.get();
+          cuda::DeviceBuffer<float> scores(n * top);
+          cuda::DeviceBuffer<std::uint32_t> columns(n * top);
+          for (const bool fused : {true, false}) {
+            SCOPED_TRACE(fused ? "fused" : "cuBLAS + select");
+            if (fused)
+              gemm::self_top_k(spec, operands, n, k, data, top, scores.get(), columns.get(), budget);
+            else
+              gemm::self_top_k_cublas(spec, operands, n, k, data, top, scores.get(), columns.get());
+            std::vector<float> got_scores(n * top);
+            std::vector<std::uint32_t> got_columns(n * top);
+            SIMKIT_CUDA_CHECK(
+                cudaMemcpy(got_scores.data(), scores.get(), n * top * sizeof(float), cudaMemcpyDeviceToHost));
+            SIMKIT_CUDA_CHECK(cudaMemcpy(got_columns.data(), columns.get(), n * top * 4, cudaMemcpyDeviceToHost));
+            for (std::size_t e = 0; e < n * top; ++e) {
+              ASSERT_EQ(got_columns[e], want_columns[e]) << "row " << e / top << ", slot " << e % top;
+              ASSERT_EQ(got_scores[e], want_scores[e]) << "row " << e / top << ", slot " << e % top;
+            }
+          }
+        }
+    }
+  }
+}
+
 TEST(GpuGemmFused, ThresholdOfEveryScoreKeepsExactlyThePairsPastIt) {
   SIMKIT_REQUIRE_GPU();
   if (gemm::tensor_tiles().empty()) GTEST_SKIP() << "no Hopper GPU or no sm_90a build";
@@ -428,6 +501,13 @@ TEST(GpuGemmFused, RefusesWhatItCannotDo) {
                                 c.get()),
                UsageError);
   EXPECT_THROW(gemm::self_top_k({gemm::Score::Cosine}, Operands::tf32, 2, 8, x.get(), 1, x.get(), c.get()),
+               UsageError);
+  // Rotations other than 0 and k / 2 would make the scores asymmetric.
+  EXPECT_THROW(gemm::self_top_k({gemm::Score::Dot, nullptr, nullptr, 32}, Operands::tf32, 2, 128, x.get(), 1, x.get(),
+                                c.get()),
+               UsageError);
+  EXPECT_THROW(gemm::self_top_k_cublas({gemm::Score::Dot, nullptr, nullptr, 32}, Operands::tf32, 2, 128, x.get(), 1,
+                                       x.get(), c.get()),
                UsageError);
 }
 

@@ -149,8 +149,11 @@ TEST(GpuDisco, TensorCoreScorersMatchTheCpu) {
   options.k = gemm::kMaxSelfTop + 1;
   EXPECT_THROW(disco::all_pairs(model, options), UsageError);  // k past the self-join's
   options.k = 10;
-  options.memory_budget = 1 << 10;  // no room for resident rows
+  options.memory_budget = 1 << 10;  // no room for resident rows: fp16 needs them, and so does the self-join
   EXPECT_THROW(disco::all_pairs(model, options), UsageError);
+  options.precision = disco::Precision::tf32;
+  EXPECT_THROW(disco::all_pairs(model, options), UsageError);
+  options.precision = disco::Precision::fp16;
   // auto takes whichever measures faster, and either gives the fused lists' scores.
   options.memory_budget = 0;
   const TopKLists fused = disco::all_pairs(model, options);

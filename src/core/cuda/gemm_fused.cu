@@ -144,13 +144,15 @@ __global__ void to_fp16_kernel(const float* x, std::size_t count, float scale, _
 
 std::size_t element_bytes(Operands operands) { return operands == Operands::fp16 ? 2 : 4; }
 
-// tile (rows x cols, row-major, stride ld) = A' . B^T on cuBLAS, where a and b point at the
-// first of `rows` and `cols` rows of k elements (floats in TF32, or fp16) and A' reads A's
-// rows from column r on, wrapping: A_{r..k} . B_{0..k-r}^T + A_{0..r} . B_{k-r..k}^T.
+// tile (rows x cols, row-major, stride ld) = A' . B^T on cuBLAS (h's stream, `stream`),
+// where a and b point at the first of `rows` and `cols` rows of k elements (floats in
+// TF32, or fp16) and A' reads A's rows from column r on, wrapping:
+// A_{r..k} . B_{0..k-r}^T + A_{0..r} . B_{k-r..k}^T.
 void rotated_product(cublasHandle_t h, Operands operands, const void* a, std::size_t rows, const void* b,
-                     std::size_t cols, std::size_t k, std::size_t r, float* tile, std::size_t ld) {
+                     std::size_t cols, std::size_t k, std::size_t r, float* tile, std::size_t ld,
+                     cudaStream_t stream) {
   if (k == 0) {
-    SIMKIT_CUDA_CHECK(cudaMemset2DAsync(tile, ld * sizeof(float), 0, cols * sizeof(float), rows, nullptr));
+    SIMKIT_CUDA_CHECK(cudaMemset2DAsync(tile, ld * sizeof(float), 0, cols * sizeof(float), rows, stream));
     return;
   }
   if (rows > 0x7fffffff || cols > 0x7fffffff || k > 0x7fffffff || ld > 0x7fffffff)
@@ -181,14 +183,17 @@ void tile_keys(const ScoreSpec& spec, float* tile, std::size_t ld, std::size_t r
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
 
-// What the self-join entry points need of their operands.
+// What the self-join entry points need of their operands. The rotation must be 0 or half
+// of k: then rot(x_i) . x_j = rot(x_j) . x_i, and one product serves both orders of a
+// pair (any other rotation would make the scores asymmetric).
 void require_self_layout(Operands operands, std::size_t k, const void* rows, std::size_t rotate) {
   const std::size_t piece = operands == Operands::fp16 ? 8 : 4, slice = operands == Operands::fp16 ? 64 : 32;
-  if (k % piece != 0 || reinterpret_cast<std::uintptr_t>(rows) % 16 != 0 ||
-      (rotate != 0 && (rotate % slice != 0 || k % slice != 0 || rotate >= k)))
+  if (k % piece != 0 || k > 0x7fffffff || reinterpret_cast<std::uintptr_t>(rows) % 16 != 0)
     throw UsageError(cat("the ", operands_name(operands), " self-join needs k a multiple of ", piece,
-                         " (k = ", k, "), a rotation below k in whole slices of ", slice,
-                         " elements with k one too (rotation ", rotate, "), and 16-byte aligned rows"));
+                         " below 2^31 (k = ", k, ") and 16-byte aligned rows"));
+  if (rotate != 0 && (2 * rotate != k || rotate % slice != 0))
+    throw UsageError(cat("the ", operands_name(operands), " self-join reads rows rotated by 0 or by half of k in "
+                         "whole slices of ", slice, " elements (rotation ", rotate, ", k = ", k, ")"));
 }
 
 // The self-join's scorer for the pairwise engine (the baseline path): rows resident on the
@@ -209,7 +214,7 @@ class CublasSelfScorer final : public gpu::BlockScorer {
     SIMKIT_CUBLAS_CHECK(cublasSetStream(h, stream));
     const std::size_t row_bytes = k_ * element_bytes(operands_);
     rotated_product(h, operands_, rows_ + a.begin * row_bytes, a.size(), rows_ + b.begin * row_bytes, b.size(), k_,
-                    spec_.rotate_a, tile, ld);
+                    spec_.rotate_a, tile, ld, stream);
     tile_keys(spec_, tile, ld, a.size(), b.size(), a.begin, b.begin, stream);
     SIMKIT_CUBLAS_CHECK(cublasSetStream(h, nullptr));
   }
@@ -337,7 +342,9 @@ void self_top_k_cublas(const ScoreSpec& spec, Operands operands, std::size_t n, 
                        int top, float* scores, std::uint32_t* columns) {
   if (top < 1 || static_cast<std::size_t>(top) > cuda::kMaxGpuK)
     throw UsageError(cat("top ", top, ": expected 1 .. ", cuda::kMaxGpuK));
-  if (spec.rotate_a > 0 && spec.rotate_a >= k) throw UsageError(cat("rotation ", spec.rotate_a, " is not below k = ", k));
+  if (spec.rotate_a != 0 && 2 * spec.rotate_a != k)  // symmetric scores only (require_self_layout)
+    throw UsageError(cat("the self-join reads rows rotated by 0 or by half of k (rotation ", spec.rotate_a, ", k = ",
+                         k, ")"));
   ScoreSpec self = spec;
   self.row_b = self.row_a;
   require_factors(self);
@@ -408,7 +415,8 @@ void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size
     const std::size_t rows = std::min(rows_per, m - r0);
     for (std::size_t c0 = 0; c0 < n; c0 += cols_per) {
       const std::size_t cols = std::min(cols_per, n - c0);
-      rotated_product(h, Operands::tf32, a + r0 * k, rows, b + c0 * k, cols, k, spec.rotate_a, tile.get(), cols_per);
+      rotated_product(h, Operands::tf32, a + r0 * k, rows, b + c0 * k, cols, k, spec.rotate_a, tile.get(), cols_per,
+                      nullptr);
       tile_keys(spec, tile.get(), cols_per, rows, cols, r0, c0, nullptr);
       cuda::select_rows(tile.get(), cols_per, rows, cols, r0, c0, {}, state.view, scratch, nullptr);
     }

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -100,7 +101,7 @@ class LinScorer final : public gpu::BlockScorer {
       if (precision == Precision::fp16)
         throw UsageError(cat("--precision fp16 needs every word's rows on the GPU (",
                              format_byte_size(row_bytes), " while they are made, half the memory budget at most); "
-                             "raise --memory-budget or use --precision tf32"));
+                             "raise --memory-budget, or use --precision tf32 --kernel cublas"));
       return;
     }
     // Every [M|A] row resident (and A's low parts for split TF32), scattered on the
@@ -140,17 +141,23 @@ class LinScorer final : public gpu::BlockScorer {
 
   bool resident() const { return resident_.size() > 0 || half_.size() > 0; }
 
-  // The fused self-join of the first `words` words: each one's k best others.
-  TopKLists self_join(std::size_t words, std::size_t k, std::size_t budget) {
+  // The fused self-join of the first `words` words: each one's k best others; the
+  // self-join's own time (events around it: its kernels, merges and scratch) to *ms.
+  TopKLists self_join(std::size_t words, std::size_t k, std::size_t budget, double* ms = nullptr) {
     TopKLists out(words, k);
     if (words == 0 || k == 0) return out;
     const gemm::ScoreSpec lin{gemm::Score::Lin, sums_.get(), sums_.get(), width_ / 2};
     cuda::DeviceBuffer<float> scores(words * k);
     cuda::DeviceBuffer<std::uint32_t> indices(words * k);
     const bool half = precision_ == Precision::fp16;
+    cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+    start.record(nullptr);
     gemm::self_top_k(lin, half ? gemm::Operands::fp16 : gemm::Operands::tf32, words, width_,
                      half ? static_cast<const void*>(half_.get()) : resident_.get(), static_cast<int>(k),
                      scores.get(), indices.get(), budget);
+    stop.record(nullptr);
+    SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    if (ms != nullptr) *ms = cuda::elapsed_ms(start, stop);
     SIMKIT_CUDA_CHECK(cudaMemcpy(out.scores.data(), scores.get(), words * k * sizeof(float), cudaMemcpyDeviceToHost));
     SIMKIT_CUDA_CHECK(
         cudaMemcpy(out.indices.data(), indices.get(), words * k * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
@@ -259,30 +266,43 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Whether the fused self-join beats the engine on cuBLAS for this job: both run on the
-// first 8,192 words (or every word), a warm-up and then the faster of two runs each. A
-// clear margin is asked: the two round differently (TF32 truncated against rounded), so a
-// coin toss between near-equal times would make identical runs differ.
-bool fused_measures_faster(LinScorer& scorer, const PairwiseJob& job, const AllPairsOptions& options,
-                           std::size_t budget) {
+// Which scorer auto takes: the fused self-join only when it beats the engine on cuBLAS by
+// a clear margin (the two round differently, TF32 truncated against rounded, so a coin
+// toss between near-equal times would make identical runs differ). Both run on the first
+// 8,192 words (or every word), a warm-up and then the faster of two runs each; when that
+// is every word, the faster one's answer is the job's.
+struct Choice {
+  bool fused = false;
+  std::optional<TopKLists> lists;  // the whole job's answer, when the probe was the job
+  double ms = 0;                   // then the time of its faster run (host clock)
+};
+Choice choose_scorer(LinScorer& scorer, const PairwiseJob& job, const AllPairsOptions& options,
+                     std::size_t budget) {
   PairwiseJob probe = job;
   probe.rows_a = probe.rows_b = std::min<std::size_t>(job.rows_a, 8192);
   probe.progress = nullptr;
-  const auto best_of = [&](auto&& run) {
+  const auto best_of = [&](auto&& run, TopKLists& lists) {
     double best = 1e30;
     for (int r = 0; r < 3; ++r) {
       const auto start = std::chrono::steady_clock::now();
-      run();
+      lists = run();
       if (r > 0) best = std::min(best, seconds_since(start));
     }
     return best;
   };
-  const double cublas_s = best_of([&] { run_engine(probe, scorer, options, budget, nullptr); });
-  const double fused_s = best_of([&] { scorer.self_join(probe.rows_a, probe.k, budget / 4); });
+  TopKLists by_cublas, by_fused;
+  const double cublas_s = best_of([&] { return run_engine(probe, scorer, options, budget, nullptr); }, by_cublas);
+  const double fused_s = best_of([&] { return scorer.self_join(probe.rows_a, probe.k, budget / 4); }, by_fused);
   if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
     std::fprintf(stderr, "disco: all pairs of %zu words: cuBLAS engine %.2f ms, fused self-join %.2f ms\n",
                  probe.rows_a, 1e3 * cublas_s, 1e3 * fused_s);
-  return fused_s < 0.9 * cublas_s;
+  Choice choice;
+  choice.fused = fused_s < 0.9 * cublas_s;
+  if (probe.rows_a == job.rows_a) {
+    choice.lists = std::move(choice.fused ? by_fused : by_cublas);
+    choice.ms = 1e3 * (choice.fused ? fused_s : cublas_s);
+  }
+  return choice;
 }
 
 }  // namespace
@@ -298,8 +318,8 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
     if (gemm::tensor_tiles().empty())
       throw UsageError(
           "--kernel simkit needs a Hopper GPU (compute capability 9.0) and a build for sm_90; use --kernel cublas");
-    if (job.k > static_cast<std::size_t>(gemm::kMaxSelfTop))
-      throw UsageError(cat("--kernel simkit keeps at most ", gemm::kMaxSelfTop, " similar words a word (k = ", job.k,
+    if (job.k == 0 || job.k > static_cast<std::size_t>(gemm::kMaxSelfTop))
+      throw UsageError(cat("--kernel simkit keeps 1 to ", gemm::kMaxSelfTop, " similar words a word (k = ", job.k,
                            "); use --kernel cublas"));
   }
   LinScorer scorer(model, rows, options.precision, budget);
@@ -311,20 +331,25 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
     throw UsageError(cat("--kernel simkit needs every word's rows on the GPU (",
                          format_byte_size(model.size() * 2 * rows.pitch * sizeof(float)),
                          ", half the memory budget at most); raise --memory-budget or use --kernel cublas"));
-  bool fused = forced;
+  Choice choice;
+  choice.fused = forced;
   if (fusable && !forced) {
     try {
-      fused = fused_measures_faster(scorer, job, options, budget);
-    } catch (const Failure&) {  // no room for the probe (or any CUDA error in it): cuBLAS
+      choice = choose_scorer(scorer, job, options, budget);
+    } catch (const Error&) {  // no room for the probe (or any CUDA error in it): cuBLAS
       cudaGetLastError();
-      fused = false;
+      choice = Choice{};
     }
   }
-  if (!fused) return run_engine(job, scorer, options, budget, device_ms);
-  const auto start = std::chrono::steady_clock::now();
-  TopKLists lists = scorer.self_join(model.size(), job.k, budget / 4);
-  if (device_ms != nullptr) *device_ms = 1e3 * seconds_since(start);
-  if (job.progress != nullptr) job.progress->advance(model.size() * (model.size() - (model.size() > 0)) / 2);
+  const std::uint64_t pairs = model.size() * (model.size() - (model.size() > 0)) / 2;
+  if (choice.lists) {  // the probe was the whole job
+    if (device_ms != nullptr) *device_ms = choice.ms;
+    if (job.progress != nullptr) job.progress->advance(pairs);
+    return std::move(*choice.lists);
+  }
+  if (!choice.fused) return run_engine(job, scorer, options, budget, device_ms);
+  TopKLists lists = scorer.self_join(model.size(), job.k, budget / 4, device_ms);
+  if (job.progress != nullptr) job.progress->advance(pairs);
   return lists;
 }
 
