@@ -47,6 +47,21 @@ TEST(DiscoCli, BuildCompareSimilarEvaluate) {
   test::expect_refused({"disco", "similar", "--model", model, "--all", "--kernel", "magma", "-o",
                         (dir / "kernel.tsv").string()},
                        "expected auto, cublas or simkit", dir / "kernel.tsv");
+  test::expect_refused({"disco", "similar", "--model", model, "--all", "--precision", "fp8", "-o",
+                        (dir / "precision.tsv").string()},
+                       "--precision 'fp8': expected fp32, tf32 or fp16", dir / "precision.tsv");
+  if (test::gpu_available()) {
+    // fp16 rows on cuBLAS: the tiny corpus's lists as fp32 gives them (scores to 6 digits
+    // may differ in the last places, the neighbours not).
+    const auto fp16 = test::run_simkit(
+        {"disco", "similar", "--model", model, "--all", "--k", "2", "--device", "cuda", "--precision", "fp16",
+         "--kernel", "cublas"});
+    ASSERT_EQ(fp16.exit_code, 0) << fp16.err;
+    const auto want = test::lines_of(all.out), got = test::lines_of(fp16.out);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)  // word<TAB>rank<TAB>neighbour<TAB>score
+      EXPECT_EQ(got[i].substr(0, got[i].rfind('\t')), want[i].substr(0, want[i].rfind('\t'))) << got[i];
+  }
   // A model that keeps its dense form over 5 columns answers as the dense form made then.
   const std::string with_dense = (dir / "dense.skd").string();
   ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "corpus.txt").string(), "-o", with_dense, "--window", "3",
