@@ -1,6 +1,7 @@
-// The fused scores of include/simkit/gemm.hpp (top k, threshold) and the 3xTF32 product
-// around the tensor-core kernel (gemm_wgmma.cu), the three-pass cuBLAS path the fused
-// top k replaces, and the benchmark of one against the other.
+// The fused scores of include/simkit/gemm.hpp (top k, threshold, the self-join), the fp16
+// and 3xTF32 products around the tensor-core kernel (gemm_wgmma.cu), the three-pass
+// cuBLAS paths the fused top k and self-join replace, and the benchmark of one against
+// the other.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 
