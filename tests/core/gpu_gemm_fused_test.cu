@@ -197,6 +197,19 @@ void expect_same_up_to_ties(const Job& job, int top, const TopK& x, const TopK& 
   }
 }
 
+// Both paths' answers right (see expect_top_k) and equal up to ties.
+void expect_both_paths(const Job& job, int top, const TopK& fused, const TopK& base, bool self = false) {
+  {
+    SCOPED_TRACE("fused");
+    expect_top_k(job, top, fused, self);
+  }
+  {
+    SCOPED_TRACE("cuBLAS + select");
+    expect_top_k(job, top, base, self);
+  }
+  expect_same_up_to_ties(job, top, fused, base);
+}
+
 // (130 x 2000 x 32: one K slice a tile, so that a block streaming many tiles wraps the
 // ring of column factors; 70 x 600 x 2056: rows long enough for a tile a block; 190 x 700
 // x 320: Lin's rotation in whole slices, which the TMA loader takes, an odd count of row
@@ -251,16 +264,7 @@ TEST(GpuGemmFused, TopKOfEveryScoreEqualsFloat64AndTheCublasPath) {
         if (v.tma) tma.emplace("SIMKIT_GEMM_TMA", v.tma);
         const TopK fused = run_top(job, top, gemm::top_k_tf32);
         const TopK base = run_top(job, top, [](auto&&... args) { gemm::top_k_cublas(args...); });
-        {
-          SCOPED_TRACE("fused");
-          expect_top_k(job, top, fused);
-        }
-        {
-          SCOPED_TRACE("cuBLAS + select");
-          expect_top_k(job, top, base);
-        }
-        // Both paths: the same column in each slot, but where two scores tie within the bounds.
-        expect_same_up_to_ties(job, top, fused, base);
+        expect_both_paths(job, top, fused, base);
       }
     }
 }
@@ -305,15 +309,7 @@ TEST(GpuGemmFused, SelfJoinOfEveryScoreEqualsFloat64AndTheCublasPath) {
               });
             };
             const TopK fused = run(true), base = run(false);
-            {
-              SCOPED_TRACE("fused");
-              expect_top_k(job, top, fused, true);
-            }
-            {
-              SCOPED_TRACE("cuBLAS + select");
-              expect_top_k(job, top, base, true);
-            }
-            expect_same_up_to_ties(job, top, fused, base);
+            expect_both_paths(job, top, fused, base, true);
           }
     }
 }
