@@ -199,7 +199,11 @@ void finish_line(std::string_view line, std::string& out) {
             if (code > 0x10FFFF) digits = false;
           }
           if (digits) {
-            append_utf8(code, text);
+            // Control characters (&#10; is a line break) are blanks inside a line.
+            if (code < 0x20 || code == 0x7F)
+              text += ' ';
+            else
+              append_utf8(code, text);
             decoded = true;
           }
         } else {

@@ -40,7 +40,10 @@ TEST(Wikitext, KeepsTheProseAndDropsTheRest) {
        "a b \u2013 c & d \u00e9t\u00e9 &unknown; e\n"},
       {"3 < 4 and [[unclosed", "3 < 4 and unclosed\n"},
       {"\n\n  \n{{only a template}}\n", ""},
-      {"[[Dog]]s bark", "Dogs bark\n"}};
+      {"[[Dog]]s bark", "Dogs bark\n"},
+      // Character references to control characters are blanks, never line breaks (fuzzing).
+      {"one&#10;two&nbsp;&#10;", "one two\n"},
+      {"a&#9;b&#x0D;&#0;c", "a b c\n"}};
   for (const auto& [wiki, text] : cases) EXPECT_EQ(wikitext_to_text(wiki), text) << wiki;
 }
 
