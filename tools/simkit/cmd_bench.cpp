@@ -2,6 +2,8 @@
 // beside cuBLAS in the same run.
 #include <map>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -75,35 +77,30 @@ int run_gemm(const GemmOptions& options) {
   study.reps = options.reps;
   study.device = context.device.index;
   const std::vector<gemm::Timing> timings = gemm::study(study);
-  // Each row beside cuBLAS fp32 and TF32 at its size (tensor tiles: cuBLAS TF32 on their
-  // layout, C = A . B^T).
-  std::map<std::size_t, double> cublas, cublas_tf32, cublas_tf32_nt;
-  for (const auto& t : timings) {
-    if (t.name == "cuBLAS fp32") cublas[t.size] = t.tflops;
-    if (t.name == "cuBLAS tf32") cublas_tf32[t.size] = t.tflops;
-    if (t.name == "cuBLAS tf32 A.B^T") cublas_tf32_nt[t.size] = t.tflops;
-  }
-  std::map<std::size_t, double> cublas_nt, cublas_fp16_nt;
-  for (const auto& t : timings) {
-    if (t.name == "cuBLAS fp32 A.B^T") cublas_nt[t.size] = t.tflops;
-    if (t.name == "cuBLAS fp16 A.B^T") cublas_fp16_nt[t.size] = t.tflops;
-  }
-  // fp32 rows beside cuBLAS fp32 on their layout: C = A B for the CUDA-core tiles, A B^T
-  // for the 3xTF32 product.
+  // Each row beside cuBLAS at its size: fp32 and TF32 (on the A.B^T layout for the
+  // tensor tiles and the A.B^T rows), and fp16 rows beside cuBLAS fp16.
+  std::map<std::pair<std::string, std::size_t>, double> cublas;  // (row, size) -> TFLOP/s
+  for (const auto& t : timings)
+    if (t.name.rfind("cuBLAS", 0) == 0) cublas[{t.name, t.size}] = t.tflops;
+  // The share of `base` (or of `fallback` where the study has no `base` row at that size).
+  const auto share = [&](const gemm::Timing& t, const std::string& base, const std::string& fallback = "") {
+    auto it = cublas.find({base, t.size});
+    if (it == cublas.end()) it = cublas.find({fallback, t.size});
+    return it != cublas.end() && it->second > 0 ? t.tflops / it->second : 0.0;
+  };
+  const auto on_nt = [](const gemm::Timing& t) {
+    return t.name.rfind("wgmma", 0) == 0 || t.name.find("A.B^T") != std::string::npos;
+  };
   const auto of_fp32 = [&](const gemm::Timing& t) {
-    const bool nt = t.name.rfind("wgmma", 0) == 0 || t.name.find("A.B^T") != std::string::npos;
-    const double base = nt && cublas_nt.count(t.size) ? cublas_nt[t.size] : cublas[t.size];
-    return base > 0 ? t.tflops / base : 0.0;
+    return share(t, on_nt(t) ? "cuBLAS fp32 A.B^T" : "cuBLAS fp32", "cuBLAS fp32");
   };
   const auto of_tf32 = [&](const gemm::Timing& t) {
-    const bool nt = t.name.rfind("wgmma", 0) == 0 || t.name.find("A.B^T") != std::string::npos;
-    const double base = nt ? cublas_tf32_nt[t.size] : cublas_tf32[t.size];
-    return base > 0 ? t.tflops / base : 0.0;
+    return share(t, on_nt(t) ? "cuBLAS tf32 A.B^T" : "cuBLAS tf32");
   };
-  // fp16 rows beside cuBLAS fp16 on their layout (-1: not an fp16 row).
+  // -1: not an fp16 row.
   const auto of_fp16 = [&](const gemm::Timing& t) {
-    const double base = cublas_fp16_nt.count(t.size) ? cublas_fp16_nt[t.size] : 0.0;
-    return t.name.find("fp16") != std::string::npos && base > 0 ? t.tflops / base : -1.0;
+    const double s = share(t, "cuBLAS fp16 A.B^T");
+    return t.name.find("fp16") != std::string::npos && s > 0 ? s : -1.0;
   };
   OutputFile out(options.output);
   if (options.format == "json") {

@@ -73,27 +73,33 @@ int run_compare(const QueryOptions& options) {
   return kExitOk;
 }
 
+disco::Precision precision_of(const std::string& name) {
+  if (name == "fp32") return disco::Precision::fp32;
+  if (name == "tf32") return disco::Precision::tf32;
+  if (name == "fp16") return disco::Precision::fp16;
+  throw UsageError(fmt::format("--precision {}: expected fp32, tf32 or fp16", quote(name)));
+}
+
+disco::ProductKernel kernel_of(const std::string& name) {
+  if (name == "auto") return disco::ProductKernel::automatic;
+  if (name == "cublas") return disco::ProductKernel::cublas;
+  if (name == "simkit") return disco::ProductKernel::simkit;
+  throw UsageError(fmt::format("--kernel {}: expected auto, cublas or simkit", quote(name)));
+}
+
 // Every word's k most similar words (or the whole matrix) through the pairwise engine.
 int run_similar_all(const QueryOptions& options, const Context& context, const disco::Model& model) {
   if (!options.words.empty()) throw UsageError("--all takes no words");
   if (options.form != "dense" && options.form != "sparse")
     throw UsageError(fmt::format("--form {}: expected dense or sparse", quote(options.form)));
-  if (options.precision != "fp32" && options.precision != "tf32" && options.precision != "fp16")
-    throw UsageError(fmt::format("--precision {}: expected fp32, tf32 or fp16", quote(options.precision)));
-  if (options.kernel != "auto" && options.kernel != "cublas" && options.kernel != "simkit")
-    throw UsageError(fmt::format("--kernel {}: expected auto, cublas or simkit", quote(options.kernel)));
   if (options.full && model.size() > 20000)
     throw UsageError(fmt::format("--full prints an N x N matrix; {} words is too many (at most 20,000)", model.size()));
   disco::AllPairsOptions all;
   all.k = options.full ? std::max<std::size_t>(model.size(), 2) - 1 : std::min(options.k, std::max<std::size_t>(model.size(), 2) - 1);
   all.form = options.form == "dense" ? disco::Form::dense : disco::Form::sparse;
   all.features = options.features;
-  all.precision = options.precision == "tf32"   ? disco::Precision::tf32
-                  : options.precision == "fp16" ? disco::Precision::fp16
-                                                : disco::Precision::fp32;
-  all.kernel = options.kernel == "simkit"   ? disco::ProductKernel::simkit
-               : options.kernel == "cublas" ? disco::ProductKernel::cublas
-                                            : disco::ProductKernel::automatic;
+  all.precision = precision_of(options.precision);
+  all.kernel = kernel_of(options.kernel);
   all.memory_budget = context.memory_budget;
   if (context.device.cuda) all.device = context.device.index;
   const auto start = std::chrono::steady_clock::now();

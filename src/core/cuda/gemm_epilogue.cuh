@@ -119,26 +119,35 @@ struct TopKSink {
   std::size_t per_row;
 };
 
-// The fused self-join (A is B; only pairs i < j, each scored once): a block takes one
-// tile of a band of row tiles [tile_lo, tile_hi) against the column tiles from
-// col_tile_lo on (the one holding the band's first row), and writes its rows' and its
-// columns' best `top` keys of that tile as lists (best first, padded with (-inf,
-// 0xffffffff)): row i's list of column tile J at row_*[(i - kTileM tile_lo) * row_per +
-// (J - col_tile_lo) * top], column j's list of row tile I at col_*[(j - BN col_tile_lo) *
-// col_per + (I - tile_lo) * top]. The engine's selection merges them into each row's top.
+// One band of the fused self-join's launches (A is B; only pairs i < j, each scored
+// once): row tiles [tile_lo, tile_hi) of kSelfTileM rows against the column tiles of
+// kSelfTileN from col_tile_lo (the one holding the band's first row) on. Each tile writes
+// its rows' and its columns' best `top` keys as lists (best first, padded with (-inf,
+// 0xffffffff)): row i's of column tile J at row_*[(i - kSelfTileM tile_lo) * row_per +
+// (J - col_tile_lo) * top], column j's of row tile I at col_*[(j - kSelfTileN
+// col_tile_lo) * col_per + (I - tile_lo) * top]; pairs i >= j and tiles holding none come
+// out empty. The engine's selection merges them into each row's top.
+inline constexpr std::size_t kSelfTileM = 128, kSelfTileN = 256;
+struct SelfBand {
+  std::size_t tile_lo = 0, tile_hi = 0, col_tile_lo = 0;
+  float* row_keys = nullptr;
+  std::uint32_t* row_columns = nullptr;
+  std::size_t row_per = 0;
+  float* col_keys = nullptr;
+  std::uint32_t* col_rows = nullptr;
+  std::size_t col_per = 0;
+
+  // The rows and columns the band's launch covers.
+  __host__ __device__ std::size_t rows() const { return (tile_hi - tile_lo) * kSelfTileM; }
+  __host__ __device__ std::size_t columns(std::size_t n) const { return n - col_tile_lo * kSelfTileN; }
+};
 template <typename Score>
 struct SelfTopKSink {
   static constexpr bool kTopK = false, kSelf = true;
   Score score;
   int top;
   std::size_t n;
-  std::size_t tile_lo, tile_hi, col_tile_lo;
-  float* row_keys;
-  std::uint32_t* row_columns;
-  std::size_t row_per;
-  float* col_keys;
-  std::uint32_t* col_rows;
-  std::size_t col_per;
+  SelfBand band;
 };
 
 // Calls body with the score functor `spec` names.

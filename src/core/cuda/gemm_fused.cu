@@ -16,6 +16,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/cublas_handle.hpp"
+#include "core/cuda/cublas_product.hpp"
 #include "core/cuda/gemm_epilogue.cuh"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/select.hpp"
@@ -145,34 +146,10 @@ __global__ void to_fp16_kernel(const float* x, std::size_t count, float scale, _
 
 std::size_t element_bytes(Operands operands) { return operands == Operands::fp16 ? 2 : 4; }
 
-// tile (rows x cols, row-major, stride ld) = A' . B^T on cuBLAS (h's stream, `stream`),
-// where a and b point at the first of `rows` and `cols` rows of k elements (floats in
-// TF32, or fp16) and A' reads A's rows from column r on, wrapping:
-// A_{r..k} . B_{0..k-r}^T + A_{0..r} . B_{k-r..k}^T.
-void rotated_product(cublasHandle_t h, Operands operands, const void* a, std::size_t rows, const void* b,
-                     std::size_t cols, std::size_t k, std::size_t r, float* tile, std::size_t ld,
-                     cudaStream_t stream) {
-  if (k == 0) {
-    SIMKIT_CUDA_CHECK(cudaMemset2DAsync(tile, ld * sizeof(float), 0, cols * sizeof(float), rows, stream));
-    return;
-  }
-  if (rows > 0x7fffffff || cols > 0x7fffffff || k > 0x7fffffff || ld > 0x7fffffff)
-    throw UsageError(cat("a product of ", rows, " x ", cols, " x ", k, " is too large for cuBLAS"));
-  const cudaDataType type = operands == Operands::fp16 ? CUDA_R_16F : CUDA_R_32F;
-  const cublasComputeType_t compute = operands == Operands::fp16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
-  const std::size_t bytes = element_bytes(operands);
-  const auto* a0 = static_cast<const char*>(a);
-  const auto* b0 = static_cast<const char*>(b);
-  const float one = 1, zero = 0;
-  // Row-major tile = A' B^T is column-major tile^T = B^T' A'.
-  const auto product = [&](const char* from_a, const char* from_b, std::size_t depth, const float* beta) {
-    SIMKIT_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
-                                     static_cast<int>(depth), &one, from_b, type, static_cast<int>(k), from_a, type,
-                                     static_cast<int>(k), beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
-                                     CUBLAS_GEMM_DEFAULT));
-  };
-  product(a0 + r * bytes, b0, k - r, &zero);
-  if (r > 0) product(a0, b0 + (k - r) * bytes, r, &one);
+// The operands' element type and cuBLAS's arithmetic for them (fp32 sums either way).
+cudaDataType data_type(Operands operands) { return operands == Operands::fp16 ? CUDA_R_16F : CUDA_R_32F; }
+cublasComputeType_t compute_type(Operands operands) {
+  return operands == Operands::fp16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
 }
 
 // Keys (scores, or minus distances) of a tile of products, in place, on `stream`.
@@ -184,17 +161,25 @@ void tile_keys(const ScoreSpec& spec, float* tile, std::size_t ld, std::size_t r
   SIMKIT_CUDA_CHECK_LAUNCH();
 }
 
-// What the self-join entry points need of their operands. The rotation must be 0 or half
-// of k: then rot(x_i) . x_j = rot(x_j) . x_i, and one product serves both orders of a
-// pair (any other rotation would make the scores asymmetric).
+// Self-joins read rows rotated by 0 or by half of k: then rot(x_i) . x_j = rot(x_j) . x_i,
+// and one product serves both orders of a pair (any other rotation would make the scores
+// asymmetric).
+void require_symmetric_rotation(std::size_t k, std::size_t rotate) {
+  if (rotate != 0 && 2 * rotate != k)
+    throw UsageError(cat("a self-join reads rows rotated by 0 or by half of k (rotation ", rotate, ", k = ", k, ")"));
+}
+
+// What the fused self-join needs of its operands: rows of whole 16-byte pieces, 16-byte
+// aligned, and a rotation in whole 128-byte slices.
 void require_self_layout(Operands operands, std::size_t k, const void* rows, std::size_t rotate) {
-  const std::size_t piece = operands == Operands::fp16 ? 8 : 4, slice = operands == Operands::fp16 ? 64 : 32;
+  const std::size_t bytes = element_bytes(operands), piece = 16 / bytes, slice = 128 / bytes;
   if (k % piece != 0 || k > 0x7fffffff || reinterpret_cast<std::uintptr_t>(rows) % 16 != 0)
     throw UsageError(cat("the ", operands_name(operands), " self-join needs k a multiple of ", piece,
                          " below 2^31 (k = ", k, ") and 16-byte aligned rows"));
-  if (rotate != 0 && (2 * rotate != k || rotate % slice != 0))
-    throw UsageError(cat("the ", operands_name(operands), " self-join reads rows rotated by 0 or by half of k in "
-                         "whole slices of ", slice, " elements (rotation ", rotate, ", k = ", k, ")"));
+  require_symmetric_rotation(k, rotate);
+  if (rotate % slice != 0)
+    throw UsageError(cat("the ", operands_name(operands), " self-join reads rows rotated in whole slices of ", slice,
+                         " elements (rotation ", rotate, ")"));
 }
 
 // The self-join's scorer for the pairwise engine (the baseline path): rows resident on the
@@ -214,8 +199,8 @@ class CublasSelfScorer final : public gpu::BlockScorer {
     cublasHandle_t h = cached_cublas();
     SIMKIT_CUBLAS_CHECK(cublasSetStream(h, stream));
     const std::size_t row_bytes = k_ * element_bytes(operands_);
-    rotated_product(h, operands_, rows_ + a.begin * row_bytes, a.size(), rows_ + b.begin * row_bytes, b.size(), k_,
-                    spec_.rotate_a, tile, ld, stream);
+    cuda::rotated_product(h, data_type(operands_), compute_type(operands_), rows_ + a.begin * row_bytes, a.size(),
+                          rows_ + b.begin * row_bytes, b.size(), k_, spec_.rotate_a, tile, ld, stream);
     tile_keys(spec_, tile, ld, a.size(), b.size(), a.begin, b.begin, stream);
     SIMKIT_CUBLAS_CHECK(cublasSetStream(h, nullptr));
   }
@@ -343,9 +328,7 @@ void self_top_k_cublas(const ScoreSpec& spec, Operands operands, std::size_t n, 
                        int top, float* scores, std::uint32_t* columns) {
   if (top < 1 || static_cast<std::size_t>(top) > cuda::kMaxGpuK)
     throw UsageError(cat("top ", top, ": expected 1 .. ", cuda::kMaxGpuK));
-  if (spec.rotate_a != 0 && 2 * spec.rotate_a != k)  // symmetric scores only (require_self_layout)
-    throw UsageError(cat("the self-join reads rows rotated by 0 or by half of k (rotation ", spec.rotate_a, ", k = ",
-                         k, ")"));
+  require_symmetric_rotation(k, spec.rotate_a);
   ScoreSpec self = spec;
   self.row_b = self.row_a;
   require_factors(self);
@@ -416,8 +399,8 @@ void top_k_cublas(const ScoreSpec& spec, std::size_t m, std::size_t n, std::size
     const std::size_t rows = std::min(rows_per, m - r0);
     for (std::size_t c0 = 0; c0 < n; c0 += cols_per) {
       const std::size_t cols = std::min(cols_per, n - c0);
-      rotated_product(h, Operands::tf32, a + r0 * k, rows, b + c0 * k, cols, k, spec.rotate_a, tile.get(), cols_per,
-                      nullptr);
+      cuda::rotated_product(h, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, a + r0 * k, rows, b + c0 * k, cols, k,
+                            spec.rotate_a, tile.get(), cols_per, nullptr);
       tile_keys(spec, tile.get(), cols_per, rows, cols, r0, c0, nullptr);
       cuda::select_rows(tile.get(), cols_per, rows, cols, r0, c0, {}, state.view, scratch, nullptr);
     }

@@ -41,8 +41,6 @@ struct SelfLayout {
   static constexpr unsigned kBytes = kMaxima + 2 * BM * 8 * 4;
 };
 
-__device__ __forceinline__ float no_key() { return -__int_as_float(0x7f800000); }
-
 // m sorted best (largest) first: a bitonic network, unrolled (indices known when compiled).
 __device__ __forceinline__ void sort16(float (&m)[16]) {
 #pragma unroll
@@ -75,7 +73,7 @@ __device__ __forceinline__ float line_bar(float (&m)[16], int top) {
 // ties this thread meets (entries come in index order). Empty entries (no key) never do.
 __device__ __forceinline__ bool survives(float key, float bar, int top, int& ties) {
   if (key > bar) return true;
-  return key == bar && key != no_key() && ties++ < top;
+  return key == bar && key != cuda::empty_key() && ties++ < top;
 }
 
 // Line `line`'s survivors (slot s at keys[s * lines + line]) into out: its best `top`,
@@ -86,7 +84,7 @@ __device__ __forceinline__ void write_best(const float* keys, const std::uint32_
   std::uint32_t last_index = 0;
   bool taken = false;
   for (int s = 0; s < top; ++s) {
-    float best_key = no_key();
+    float best_key = cuda::empty_key();
     std::uint32_t best_index = 0xffffffffu;
     for (int e = 0; e < count; ++e) {
       const float key = keys[e * lines + line];
@@ -112,22 +110,15 @@ __device__ __forceinline__ void write_best(const float* keys, const std::uint32_
 __device__ __forceinline__ void insert_all(const float* entries, int stride, int count, std::uint32_t first, int top,
                                            float* keys, std::uint32_t* indices, int lines, int line) {
   for (int s = 0; s < top; ++s) {
-    keys[s * lines + line] = no_key();
+    keys[s * lines + line] = cuda::empty_key();
     indices[s * lines + line] = 0xffffffffu;
   }
   for (int e = 0; e < count; ++e) {
     const float key = entries[e * stride];
     const std::uint32_t index = first + static_cast<std::uint32_t>(e);
-    if (key == no_key()) continue;
-    int at = top - 1;
-    if (!cuda::ranks_before(key, index, keys[at * lines + line], indices[at * lines + line])) continue;
-    for (; at > 0 && cuda::ranks_before(key, index, keys[(at - 1) * lines + line], indices[(at - 1) * lines + line]);
-         --at) {
-      keys[at * lines + line] = keys[(at - 1) * lines + line];
-      indices[at * lines + line] = indices[(at - 1) * lines + line];
-    }
-    keys[at * lines + line] = key;
-    indices[at * lines + line] = index;
+    if (key != cuda::empty_key() &&
+        cuda::ranks_before(key, index, keys[(top - 1) * lines + line], indices[(top - 1) * lines + line]))
+      cuda::insert_sorted(keys + line, indices + line, top, key, index, lines);
   }
 }
 
@@ -165,7 +156,7 @@ __device__ __forceinline__ void self_finish(const float* d, const SelfTopKSink<S
       const int row = local0 + 8 * (i >> 1), col = 8 * j + 2 * (lane & 3) + (i & 1);
       const std::size_t r = row0 + row, c = col0 + col;
       keys[row * kSelfPitch + col] =
-          r < c && c < n ? key_of<Score>(sink.score.combine(ra[i >> 1], factors[col], d[4 * j + i])) : no_key();
+          r < c && c < n ? key_of<Score>(sink.score.combine(ra[i >> 1], factors[col], d[4 * j + i])) : cuda::empty_key();
     }
   __syncthreads();
 
@@ -175,7 +166,7 @@ __device__ __forceinline__ void self_finish(const float* d, const SelfTopKSink<S
     float m[16];
 #pragma unroll
     for (int g = 0; g < 16; ++g) {
-      float top_of_group = no_key();
+      float top_of_group = cuda::empty_key();
 #pragma unroll
       for (int r = 0; r < BM / 16; ++r) top_of_group = fmaxf(top_of_group, line[(g * (BM / 16) + r) * kSelfPitch]);
       m[g] = top_of_group;
@@ -192,11 +183,12 @@ __device__ __forceinline__ void self_finish(const float* d, const SelfTopKSink<S
       ++count;
     }
     if (col0 + t < n) {
-      const std::size_t at = (col0 + t - sink.col_tile_lo * BN) * sink.col_per + (tile_i - sink.tile_lo) * top;
+      const SelfBand& b = sink.band;
+      const std::size_t at = (col0 + t - b.col_tile_lo * BN) * b.col_per + (tile_i - b.tile_lo) * top;
       if (count > kSelfCap)
         insert_all(line, kSelfPitch, BM, static_cast<std::uint32_t>(row0), top, survivor_keys, survivor_indices, BN, t);
-      write_best(survivor_keys, survivor_indices, count > kSelfCap ? top : count, BN, t, top, sink.col_keys + at,
-                 sink.col_rows + at);
+      write_best(survivor_keys, survivor_indices, count > kSelfCap ? top : count, BN, t, top, b.col_keys + at,
+                 b.col_rows + at);
     }
   }
   __syncthreads();
@@ -209,7 +201,7 @@ __device__ __forceinline__ void self_finish(const float* d, const SelfTopKSink<S
     constexpr int kHalf = BN / 2, kGroup = kHalf / 8;
 #pragma unroll
     for (int g = 0; g < 8; ++g) {
-      float top_of_group = no_key();
+      float top_of_group = cuda::empty_key();
 #pragma unroll
       for (int c = 0; c < kGroup; ++c) top_of_group = fmaxf(top_of_group, line[half * kHalf + g * kGroup + c]);
       maxima[(half * 8 + g) * BM + row] = top_of_group;
@@ -233,11 +225,12 @@ __device__ __forceinline__ void self_finish(const float* d, const SelfTopKSink<S
     const std::size_t r = row0 + row;
     if (half == 0 && r < n) {
       const int count = counts[row];
-      const std::size_t at = (r - sink.tile_lo * BM) * sink.row_per + (tile_j - sink.col_tile_lo) * top;
+      const SelfBand& b = sink.band;
+      const std::size_t at = (r - b.tile_lo * BM) * b.row_per + (tile_j - b.col_tile_lo) * top;
       if (count > kSelfCap)
         insert_all(line, 1, BN, static_cast<std::uint32_t>(col0), top, survivor_keys, survivor_indices, BM, row);
-      write_best(survivor_keys, survivor_indices, count > kSelfCap ? top : count, BM, row, top, sink.row_keys + at,
-                 sink.row_columns + at);
+      write_best(survivor_keys, survivor_indices, count > kSelfCap ? top : count, BM, row, top, b.row_keys + at,
+                 b.row_columns + at);
     }
   }
 }

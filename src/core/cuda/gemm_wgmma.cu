@@ -65,20 +65,17 @@ struct TopKShared {
   std::uint32_t* offer_columns;
 };
 
-constexpr int kSlice = 32;  // floats of K a stage of the cp.async kernel holds (128 bytes a row)
-
-// Operand types of the tensor-core kernels; a K slice is 128 bytes of each row either way,
-// so the shared-memory layout and the descriptors are the same.
-struct Tf32 {
-  static constexpr bool kHalf = false;
-  static constexpr int kSlice = 32;
-  using Storage = float;
+// Operand types of the tensor-core kernels (TF32 in floats, fp16 in half bits); a K slice
+// is 128 bytes of each row either way, so the shared-memory layout and the descriptors are
+// the same.
+template <typename S>
+struct Operand {
+  using Storage = S;
+  static constexpr bool kHalf = sizeof(S) == 2;
+  static constexpr int kSlice = 128 / sizeof(S);  // elements a slice
 };
-struct Fp16 {
-  static constexpr bool kHalf = true;
-  static constexpr int kSlice = 64;
-  using Storage = std::uint16_t;
-};
+using Tf32 = Operand<float>;
+using Fp16 = Operand<std::uint16_t>;
 
 // Bytes of shared memory before the TMA kernel's barriers: the ring, or the self-join's
 // epilogue (laid over the ring once the block's MMAs are done) where that is more.
@@ -123,7 +120,7 @@ template <int ROWS>
 __device__ __forceinline__ void copy_slice(unsigned tile, const float* rows, std::size_t first, std::size_t count,
                                            std::size_t k, int slice, std::size_t rotate) {
   const int chunk = threadIdx.x & 7;
-  const std::size_t kk = static_cast<std::size_t>(slice) * kSlice + chunk * 4;
+  const std::size_t kk = static_cast<std::size_t>(slice) * Tf32::kSlice + chunk * 4;
   const std::size_t column = kk + rotate < k ? kk + rotate : kk + rotate - k;
 #pragma unroll
   for (int n = 0; n < ROWS / 32; ++n) {
@@ -131,19 +128,6 @@ __device__ __forceinline__ void copy_slice(unsigned tile, const float* rows, std
     const bool inside = first + row < count && kk < k;
     copy16(tile + swizzled(row, chunk), inside ? rows + (first + row) * k + column : rows, inside ? 16 : 0);
   }
-}
-
-// Row i's running top k (shared memory, best first) takes (key, column); the last entry
-// is dropped.
-__device__ __forceinline__ void insert_sorted(float* keys, std::uint32_t* columns, int top, float key,
-                                              std::uint32_t column) {
-  int at = top - 1;
-  for (; at > 0 && cuda::ranks_before(key, column, keys[at - 1], columns[at - 1]); --at) {
-    keys[at] = keys[at - 1];
-    columns[at] = columns[at - 1];
-  }
-  keys[at] = key;
-  columns[at] = column;
 }
 
 // The top-k epilogue of one finished tile; d becomes the tile's keys. Each entry that
@@ -164,7 +148,6 @@ __device__ __forceinline__ void keep_top(float* d, const TopKSink<Score>& sink, 
                                          const float* rb, const TopKShared& at, float (&bar_key)[2],
                                          std::uint32_t (&bar_column)[2]) {
   const int lane = threadIdx.x & 31, top = sink.top;
-  const float none = -__int_as_float(0x7f800000);
   // d[4 j + 2 h + e]: row local0 + 8 h, column 8 j + 2 (lane % 4) + e of the tile.
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j)
@@ -205,7 +188,7 @@ __device__ __forceinline__ void keep_top(float* d, const TopKSink<Score>& sink, 
     // One entry into the row's list, if it ranks before the list's last.
     const auto offer_to_list = [&](float key, std::uint32_t col) {
       if (cuda::ranks_before(key, col, row_keys[top - 1], row_columns[top - 1]))
-        insert_sorted(row_keys, row_columns, top, key, col);
+        cuda::insert_sorted(row_keys, row_columns, top, key, col);
     };
     const int count = filling ? kOffers + 1 : at.offer_count[local];
     if (count <= kOffers && (lane & 3) == 0)
@@ -216,12 +199,12 @@ __device__ __forceinline__ void keep_top(float* d, const TopKSink<Score>& sink, 
       if (__any_sync(0xffffffffu, crowded)) {
         float* new_keys = at.offer_keys + local * kOffers;
         std::uint32_t* new_columns = at.offer_columns + local * kOffers;
-        float last_key = none;  // the last entry taken from the tile (none yet: taken = false)
+        float last_key = cuda::empty_key();  // the last entry taken from the tile (none yet: taken = false)
         std::uint32_t last_column = 0xffffffffu;
         bool taken = false;
         int head = 0;  // the list's first entry not yet taken
         for (int r = 0; r < top; ++r) {
-          float best_key = none;
+          float best_key = cuda::empty_key();
           std::uint32_t best_column = 0xffffffffu;
           each_entry([&](float key, std::uint32_t col) {
             const bool left = !taken || cuda::ranks_before(last_key, last_column, key, col);
@@ -332,7 +315,7 @@ __device__ __forceinline__ Place place_block(std::size_t m, std::size_t n, unsig
 template <int BN, typename Score>
 struct TopKState {
   TopKShared lists{};
-  float bar_key[2] = {-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)};
+  float bar_key[2] = {cuda::empty_key(), cuda::empty_key()};
   std::uint32_t bar_column[2] = {0xffffffffu, 0xffffffffu};
   float ra[2] = {0.0f, 0.0f};
 
@@ -420,7 +403,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   constexpr unsigned kABytes = kTileM * 128, kStageBytes = (kTileM + BN) * 128;
   const Place place = place_block<BN, Group, 1>(m, n, Sink::kTopK ? shares : 0, 0);
   const std::size_t row0 = place.tile_m * kTileM;
-  const int slices = k > 0 ? static_cast<int>((k + kSlice - 1) / kSlice) : 1;  // k = 0: one slice of zeros
+  const int slices = k > 0 ? static_cast<int>((k + Tf32::kSlice - 1) / Tf32::kSlice) : 1;  // k = 0: one slice of zeros
   const std::size_t steps = place.tiles * slices;  // (tile, slice) pairs, one a ring stage
   const int warp = threadIdx.x >> 5, group = warp >> 2;
   const int local0 = group * 64 + (warp & 3) * 16 + ((threadIdx.x & 31) >> 2);  // this thread's first row
@@ -526,9 +509,9 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   const unsigned rank = Cluster > 1 ? tma::cluster_rank() : 0;
   Place place;
   if constexpr (Sink::kSelf) {
-    place = place_block<BN, Group, 1>((sink.tile_hi - sink.tile_lo) * kTileM, n - sink.col_tile_lo * BN, 0, 0);
-    place.tile_m += sink.tile_lo;
-    place.first_n += sink.col_tile_lo;
+    place = place_block<BN, Group, 1>(sink.band.rows(), sink.band.columns(n), 0, 0);
+    place.tile_m += sink.band.tile_lo;
+    place.first_n += sink.band.col_tile_lo;
   } else {
     place = place_block<BN, Group, Cluster>(m, n, Sink::kTopK ? shares : 0, rank);
   }
@@ -645,8 +628,8 @@ std::size_t shared_for_sink(const Sink& sink) {
 template <int BN, int Group, int Cluster, typename Sink>
 unsigned blocks_for(std::size_t m, std::size_t n, unsigned shares, const Sink& sink) {
   if constexpr (Sink::kSelf) {
-    m = (sink.tile_hi - sink.tile_lo) * kTileM;
-    n -= sink.col_tile_lo * BN;
+    m = sink.band.rows();
+    n = sink.band.columns(n);
   }
   const std::size_t columns = Sink::kTopK ? shares : (n + BN - 1) / BN;
   const std::size_t blocks = row_units<Group, Cluster>(m) * Cluster * columns;
@@ -800,12 +783,10 @@ void multiply_fp16_impl(const TensorTile& tile, std::size_t m, std::size_t n, st
 
 void self_lists(const ScoreSpec& spec, bool fp16, std::size_t n, std::size_t k, const void* rows, int top,
                 const SelfBand& band, cudaStream_t stream) {
-  static_assert(kSelfTileM == kTileM, "the planner's tiles are the kernel's");
+  static_assert(kSelfTileM == kTileM && kSelfTileN == 256, "the band's tiles are the kernel's");
   with_score(spec, [&](auto score) {
     using S = decltype(score);
-    const SelfTopKSink<S> sink{score,          top,          n,           band.tile_lo,  band.tile_hi,
-                               band.col_tile_lo, band.row_keys, band.row_columns, band.row_per, band.col_keys,
-                               band.col_rows,   band.col_per};
+    const SelfTopKSink<S> sink{score, top, n, band};
     if (fp16)
       launch_tma<Fp16, kSelfTileN, 4, 8, 1>(n, n, k, rows, spec.rotate_a, rows, sink, stream, 0);
     else

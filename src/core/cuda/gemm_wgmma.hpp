@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cuda/gemm_epilogue.cuh"
 #include "simkit/gemm.hpp"
 #include "simkit/pairwise.hpp"
 
@@ -28,22 +29,6 @@ void multiply_tf32_promoted(std::size_t m, std::size_t n, std::size_t k, const f
 void multiply_fp16_impl(const TensorTile& tile, std::size_t m, std::size_t n, std::size_t k, const std::uint16_t* a,
                         const std::uint16_t* b, float* c, cudaStream_t stream);
 
-// The fused self-join's tiles (rows x columns of a block) and one band of its launches:
-// row tiles [tile_lo, tile_hi) against column tiles from col_tile_lo (the one holding the
-// band's first row) on. Each tile writes its rows' and its columns' best `top` keys as
-// lists: row i's of column tile J at row_*[(i - kSelfTileM tile_lo) * row_per + (J -
-// col_tile_lo) * top], column j's of row tile I at col_*[(j - kSelfTileN col_tile_lo) *
-// col_per + (I - tile_lo) * top]; pairs i >= j and tiles holding none come out empty.
-inline constexpr std::size_t kSelfTileM = 128, kSelfTileN = 256;
-struct SelfBand {
-  std::size_t tile_lo = 0, tile_hi = 0, col_tile_lo = 0;
-  float* row_keys = nullptr;
-  std::uint32_t* row_columns = nullptr;
-  std::size_t row_per = 0;
-  float* col_keys = nullptr;
-  std::uint32_t* col_rows = nullptr;
-  std::size_t col_per = 0;
-};
 // The band's lists of n rows (k elements each: floats, or fp16 when `fp16`, read as both
 // operands; spec.rotate_a as in scores) on the TMA kernel; top <= 16.
 void self_lists(const ScoreSpec& spec, bool fp16, std::size_t n, std::size_t k, const void* rows, int top,

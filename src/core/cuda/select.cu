@@ -28,7 +28,6 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr std::uint32_t kNone = 0xffffffffu;
 
-__device__ __forceinline__ float empty_score() { return -__int_as_float(0x7f800000); }
 
 // Entries of one row: a dense tile row or a list of (score, index) candidates.
 struct DenseRows {
@@ -145,7 +144,7 @@ __global__ void __launch_bounds__(kThreads, 4)
   const auto compact = [&]() {
     const int used = count < kCap ? count : kCap;
     for (int e = used + threadIdx.x; e < kCap; e += kThreads) {
-      buf_s[e] = empty_score();
+      buf_s[e] = empty_key();
       buf_i[e] = kNone;
     }
     __syncthreads();
@@ -196,7 +195,7 @@ __global__ void __launch_bounds__(kThreads, 4)
       const std::size_t c = base + static_cast<std::size_t>(j) * kThreads + threadIdx.x;
       keep[j] = c < c_end && rows.fetch(r, c, v[j], id[j]) && ranks_before(v[j], id[j], bar_s, bar_i);
     }
-    float best_s = empty_score();
+    float best_s = empty_key();
     std::uint32_t best_i = kNone;
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j)
@@ -211,7 +210,7 @@ __global__ void __launch_bounds__(kThreads, 4)
       // The warp's kQuantile-th best thread-best, by repeated arg-max over the lanes.
       float ws = best_s;
       std::uint32_t wi = best_i;
-      float qs = empty_score();
+      float qs = empty_key();
       std::uint32_t qi = kNone;
       for (int round = 0; round < kQuantile && round < 32; ++round) {
         float ms = ws;
@@ -228,12 +227,12 @@ __global__ void __launch_bounds__(kThreads, 4)
         qs = ms;
         qi = mi;
         if (wi == mi) {
-          ws = empty_score();
+          ws = empty_key();
           wi = kNone;
         }
       }
       if (lane == 0) {
-        warp_s[warp] = kQuantile <= 32 ? qs : empty_score();
+        warp_s[warp] = kQuantile <= 32 ? qs : empty_key();
         warp_i[warp] = kQuantile <= 32 ? qi : kNone;
       }
       __syncthreads();
@@ -278,7 +277,7 @@ __global__ void __launch_bounds__(kThreads, 4)
   if (segments == 1 && !changed) return;  // nothing beat the bar: the state stays
   if (!changed) {
     for (int e = threadIdx.x; e < K; e += kThreads) {
-      part_s[(r * segments + seg) * K + e] = empty_score();
+      part_s[(r * segments + seg) * K + e] = empty_key();
       part_i[(r * segments + seg) * K + e] = kNone;
     }
     return;
@@ -287,7 +286,7 @@ __global__ void __launch_bounds__(kThreads, 4)
   const int used = count < kCap ? count : kCap;
   const int size = next_pow2(used > K ? used : K);
   for (int e = used + threadIdx.x; e < size; e += kThreads) {
-    buf_s[e] = empty_score();
+    buf_s[e] = empty_key();
     buf_i[e] = kNone;
   }
   __syncthreads();
@@ -341,7 +340,7 @@ void dispatch_select(int width, Rows rows, std::size_t n_rows, std::size_t n, in
 __global__ void fill_empty_kernel(float* s, std::uint32_t* idx, std::size_t n) {
   for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < n;
        e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    s[e] = empty_score();
+    s[e] = empty_key();
     idx[e] = kNone;
   }
 }

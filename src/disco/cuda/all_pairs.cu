@@ -29,6 +29,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/cublas_handle.hpp"
+#include "core/cuda/cublas_product.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
 #include "disco/cuda/lin_tile.hpp"
@@ -133,7 +134,7 @@ class LinScorer final : public gpu::BlockScorer {
     if (precision == Precision::fp16) {  // halves in place of the floats
       half_ = cuda::DeviceBuffer<std::uint16_t>(resident_.size());
       gemm::to_fp16(resident_.get(), resident_.size(), 1.0f, half_.get());
-      SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());  // the floats are read until here
       resident_ = cuda::DeviceBuffer<float>();
     }
     SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -178,40 +179,34 @@ class LinScorer final : public gpu::BlockScorer {
   void load_b(RowRange rows, void* slot, gpu::Stream stream) override { load(rows, false, slot, stream); }
   void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b, float* tile, std::size_t ld,
              gpu::Stream stream) override {
-    // tile (row-major a x b, stride ld) seen column-major is (b x a) = B(b x w) . A^T.
     SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
-    const float one = 1.0f, zero = 0.0f;
     const bool half = precision_ == Precision::fp16;
+    const cudaDataType type = half ? CUDA_R_16F : CUDA_R_32F;
     const cublasComputeType_t compute =
-        half ? CUBLAS_COMPUTE_32F : precision_ == Precision::tf32 || split_ ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                           : CUBLAS_COMPUTE_32F;
-    const auto gemm = [&](const void* b_rows, int lead_b, const void* a_rows, int lead_a, int depth,
-                          const float* beta) {
-      const cudaDataType type = half ? CUDA_R_16F : CUDA_R_32F;
-      SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
-                                       static_cast<int>(a.size()), depth, &one, b_rows, type, lead_b, a_rows, type,
-                                       lead_a, beta, tile, CUDA_R_32F, static_cast<int>(ld), compute,
-                                       CUBLAS_GEMM_DEFAULT));
-    };
-    const int w = static_cast<int>(width_), p = w / 2;
-    if (half) {
-      // Rows [M|A] as halves, in place: A_a.M_b^T + M_a.A_b^T as two products of halves.
-      const std::uint16_t* ya = half_.get() + a.begin * width_;
-      const std::uint16_t* yb = half_.get() + b.begin * width_;
-      gemm(yb, w, ya + p, w, p, &zero);
-      gemm(yb + p, w, ya, w, p, &one);
-    } else if (b_resident()) {
-      // Rows [M|A] of both blocks in place: A_a.M_b^T + M_a.A_b^T as two products of halves.
-      const float* ya = resident_.get() + a.begin * width_;
-      const float* yb = resident_.get() + b.begin * width_;
-      gemm(yb, w, ya + p, w, p, &zero);  // M_b . A_a^T
-      gemm(yb + p, w, ya, w, p, &one);   // A_b . M_a^T, added
-      if (split_) {                      // the low parts of A, with the same M halves
-        gemm(yb, w, low_.get() + a.begin * p, p, p, &one);
-        gemm(low_.get() + b.begin * p, p, ya, w, p, &one);
+        precision_ == Precision::tf32 || split_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const std::size_t w = width_, p = w / 2;
+    if (b_resident()) {
+      // Rows [M|A] of both blocks in place, A's read rotated by half a row: one rotated
+      // product gives A_a.M_b^T + M_a.A_b^T.
+      const auto* rows = half ? static_cast<const char*>(static_cast<const void*>(half_.get()))
+                              : static_cast<const char*>(static_cast<const void*>(resident_.get()));
+      const std::size_t row_bytes = w * (half ? 2 : 4);
+      cuda::rotated_product(cublas_.get(), type, compute, rows + a.begin * row_bytes, a.size(),
+                            rows + b.begin * row_bytes, b.size(), w, p, tile, ld, stream);
+      if (split_) {  // the low parts of A, with the same M halves: lo_a.M_b^T + M_a.lo_b^T
+        const float one = 1.0f;
+        const auto add = [&](const float* b_rows, std::size_t lead_b, const float* a_rows, std::size_t lead_a) {
+          SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
+                                           static_cast<int>(a.size()), static_cast<int>(p), &one, b_rows, CUDA_R_32F,
+                                           static_cast<int>(lead_b), a_rows, CUDA_R_32F, static_cast<int>(lead_a),
+                                           &one, tile, CUDA_R_32F, static_cast<int>(ld), compute, CUBLAS_GEMM_DEFAULT));
+        };
+        add(resident_.get() + b.begin * w, w, low_.get() + a.begin * p, p);
+        add(low_.get() + b.begin * p, p, resident_.get() + a.begin * w, w);
       }
     } else {
-      gemm(b_slot, w, a_slot, w, w, &zero);
+      // Blocks built on the host: [A|M] rows of a against [M|A] rows of b, one product.
+      cuda::rotated_product(cublas_.get(), type, compute, a_slot, a.size(), b_slot, b.size(), w, 0, tile, ld, stream);
     }
     divide_by_sums(tile, ld, a.size(), b.size(), sums_.get() + a.begin, sums_.get() + b.begin, stream);
   }
