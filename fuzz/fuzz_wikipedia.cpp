@@ -1,12 +1,12 @@
-// libFuzzer target: Wikipedia XML dumps (core/line_source.hpp) and the wikitext rules
-// (core/wikitext.hpp). The input is read as a dump: bad XML must end in InputError,
+// libFuzzer target: Wikipedia XML dumps (text/line_source.hpp) and the wikitext rules
+// (text/wikitext.hpp). The input is read as a dump: bad XML must end in InputError,
 // accepted dumps must give whole lines and the same text a second time. It is also
 // taken as an article's wikitext: lines never empty, never padded with blanks.
 #include <cstdlib>
 #include <string>
 
-#include "core/line_source.hpp"
-#include "core/wikitext.hpp"
+#include "text/line_source.hpp"
+#include "text/wikitext.hpp"
 #include "fuzz_common.hpp"
 #include "simkit/io.hpp"
 

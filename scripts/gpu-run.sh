@@ -93,7 +93,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
     start=$(date +%s)
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    for name in ${SAN_TESTS:-simkit_core_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests simkit_lvq_tests simkit_cca_tests}; do
+    for name in ${SAN_TESTS:-simkit_core_tests simkit_engine_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests simkit_lvq_tests simkit_cca_tests}; do
       t="$stage/bin/$name"
       timeout "$san_timeout" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$t" --gtest_filter="$filter" --gtest_brief=1 >> "$log" 2>&1

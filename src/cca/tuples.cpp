@@ -20,7 +20,7 @@
 #include <xxhash.h>
 
 #include "core/binary_io.hpp"
-#include "core/number_text.hpp"
+#include "text/number_text.hpp"
 #include "simkit/cca.hpp"
 #include "simkit/error.hpp"
 

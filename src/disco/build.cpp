@@ -1,5 +1,5 @@
 // Corpus to MI model: two passes over the corpus, read in pieces of whole lines (text,
-// compressed text or Wikipedia dumps: core/line_source.hpp): word counts, then window
+// compressed text or Wikipedia dumps: text/line_source.hpp): word counts, then window
 // triples, collected as packed 64-bit keys a piece, sorted in parallel and counted in
 // bounded memory (key_counts.hpp); the MI of each word's triples as the counts come out
 // in order.
@@ -16,9 +16,9 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
-#include "core/line_source.hpp"
-#include "core/lines.hpp"
-#include "core/utf8.hpp"
+#include "text/line_source.hpp"
+#include "text/lines.hpp"
+#include "text/utf8.hpp"
 #include "disco/key_counts.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/lines.hpp"
-#include "core/utf8.hpp"
+#include "text/lines.hpp"
+#include "text/utf8.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/utf8.hpp"
+#include "text/utf8.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
 #include "simkit/tokenize.hpp"

@@ -12,10 +12,10 @@
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 
-#include "core/lines.hpp"
+#include "text/lines.hpp"
 #include "core/npy_header.hpp"
-#include "core/number_text.hpp"
-#include "core/utf8.hpp"
+#include "text/number_text.hpp"
+#include "text/utf8.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/lvq.hpp"

@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "core/binary_io.hpp"
-#include "core/utf8.hpp"
+#include "text/utf8.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/lvq.hpp"

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "neighbors/model_data.hpp"
-#include "core/number_text.hpp"
+#include "text/number_text.hpp"
 #include "simkit/progress.hpp"
 
 namespace simkit::neighbors::detail {

@@ -6,7 +6,7 @@
 #include <oneapi/tbb/parallel_sort.h>
 #include <fmt/format.h>
 
-#include "core/utf8.hpp"
+#include "text/utf8.hpp"
 #include "neighbors/model_data.hpp"
 #include "simkit/io.hpp"
 #include "simkit/progress.hpp"

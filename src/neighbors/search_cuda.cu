@@ -14,7 +14,7 @@
 #include <cstring>
 
 #include "core/cuda/check.hpp"
-#include "core/cuda/dot_candidates.hpp"
+#include "engine/cuda/dot_candidates.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
 #include "neighbors/search_backends.hpp"

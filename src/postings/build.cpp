@@ -7,8 +7,8 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
-#include "core/lines.hpp"
-#include "core/utf8.hpp"
+#include "text/lines.hpp"
+#include "text/utf8.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/postings.hpp"

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "core/lines.hpp"
-#include "core/utf8.hpp"
+#include "text/lines.hpp"
+#include "text/utf8.hpp"
 #include "postings/lists.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"

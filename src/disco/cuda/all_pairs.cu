@@ -29,7 +29,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/cublas_handle.hpp"
-#include "core/cuda/cublas_product.hpp"
+#include "engine/cuda/cublas_product.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
 #include "disco/cuda/lin_tile.hpp"

@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "core/byte_stream.hpp"
+#include "text/byte_stream.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 

@@ -6,8 +6,8 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <fmt/format.h>
 
-#include "core/block_mask.hpp"
-#include "core/pairwise_common.hpp"
+#include "engine/block_mask.hpp"
+#include "engine/pairwise_common.hpp"
 #include "simkit/error.hpp"
 #include "simkit/pairwise.hpp"
 #include "simkit/progress.hpp"

@@ -1,6 +1,6 @@
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
-#include "core/cuda/select.hpp"
+#include "engine/cuda/select.hpp"
 #include "simkit/topk.hpp"
 
 namespace simkit::gpu {

@@ -13,12 +13,12 @@
 
 #include "core/text.hpp"
 
-#include "core/block_mask.hpp"
+#include "engine/block_mask.hpp"
 #include "core/cuda/check.hpp"
-#include "core/cuda/dot_candidates.hpp"
+#include "engine/cuda/dot_candidates.hpp"
 #include "core/cuda/memory.hpp"
-#include "core/cuda/select.hpp"
-#include "core/pairwise_common.hpp"
+#include "engine/cuda/select.hpp"
+#include "engine/pairwise_common.hpp"
 #include "simkit/device.hpp"
 #include "simkit/error.hpp"
 #include "simkit/pairwise.hpp"

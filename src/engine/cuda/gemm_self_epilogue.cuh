@@ -18,8 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/cuda/gemm_epilogue.cuh"
-#include "core/cuda/rank_order.cuh"
+#include "engine/cuda/gemm_epilogue.cuh"
+#include "engine/cuda/rank_order.cuh"
 
 namespace simkit::gemm::detail {
 

@@ -1,7 +1,7 @@
 // Running text out of MediaWiki markup (wikitext.hpp gives the rules): one pass drops
 // the structures that are not prose (with their nesting), a second works a line at a
 // time on what is left.
-#include "core/wikitext.hpp"
+#include "text/wikitext.hpp"
 
 #include <algorithm>
 #include <array>

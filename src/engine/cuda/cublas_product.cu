@@ -1,5 +1,5 @@
 // A product of row blocks on cuBLAS with one operand's rows read rotated (cublas_product.hpp).
-#include "core/cuda/cublas_product.hpp"
+#include "engine/cuda/cublas_product.hpp"
 
 #include "core/cuda/check.hpp"
 #include "core/text.hpp"

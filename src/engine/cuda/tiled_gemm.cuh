@@ -10,7 +10,7 @@
 
 #include <cstddef>
 
-#include "core/cuda/gemm_epilogue.cuh"
+#include "engine/cuda/gemm_epilogue.cuh"
 
 namespace simkit::gemm::detail {
 

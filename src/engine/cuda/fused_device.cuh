@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "core/cuda/check.hpp"
-#include "core/cuda/rank_order.cuh"
+#include "engine/cuda/rank_order.cuh"
 
 namespace simkit::cuda::fused {
 

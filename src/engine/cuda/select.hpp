@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/block_mask.hpp"
+#include "engine/block_mask.hpp"
 #include "core/cuda/memory.hpp"
 #include "simkit/pairwise.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "core/cuda/dot_candidates.hpp"
+#include "engine/cuda/dot_candidates.hpp"
 
 namespace simkit::cuda::detail {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/cuda/select.hpp"
+#include "engine/cuda/select.hpp"
 #include "simkit/pairwise.hpp"
 
 namespace simkit::cuda {

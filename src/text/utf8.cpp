@@ -1,4 +1,4 @@
-#include "core/utf8.hpp"
+#include "text/utf8.hpp"
 
 #include <string>
 

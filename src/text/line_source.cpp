@@ -1,7 +1,7 @@
 // Text inputs in pieces of whole lines (line_source.hpp): text files as they are, and
 // Wikipedia dumps through expat (a streaming XML parser), the text of each article
 // page turned into plain lines by wikitext_to_text.
-#include "core/line_source.hpp"
+#include "text/line_source.hpp"
 
 #include <expat.h>
 
@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "core/byte_stream.hpp"
-#include "core/wikitext.hpp"
+#include "text/byte_stream.hpp"
+#include "text/wikitext.hpp"
 #include "simkit/error.hpp"
 
 namespace simkit {

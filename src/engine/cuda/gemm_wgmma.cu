@@ -3,7 +3,7 @@
 // argument like the CUDA-core kernel's (tiled_gemm.cuh).
 //
 // A block (two warpgroups, 256 threads) computes a 128 x BN tile of C. K is streamed in
-// slices of 32 floats (128-byte rows, 128-byte swizzle, core/cuda/wgmma.cuh) through a
+// slices of 32 floats (128-byte rows, 128-byte swizzle, engine/cuda/wgmma.cuh) through a
 // ring of `Stages` slices of A and B, filled by cp.async from all threads. Warpgroup g
 // multiplies A rows 64 g.. of the tile by all BN rows of B with m64nBNk8 instructions,
 // BN / 2 fp32 accumulators a thread. A slice is refilled two steps after the MMAs that
@@ -22,14 +22,14 @@
 #include <cudaTypedefs.h>
 
 #include "core/cuda/check.hpp"
-#include "core/cuda/fused_device.cuh"
-#include "core/cuda/gemm_self_epilogue.cuh"
-#include "core/cuda/gemm_wgmma.hpp"
+#include "engine/cuda/fused_device.cuh"
+#include "engine/cuda/gemm_self_epilogue.cuh"
+#include "engine/cuda/gemm_wgmma.hpp"
 #include "core/cuda/memory.hpp"
-#include "core/cuda/tiled_gemm.cuh"
-#include "core/cuda/rank_order.cuh"
-#include "core/cuda/tma.cuh"
-#include "core/cuda/wgmma.cuh"
+#include "engine/cuda/tiled_gemm.cuh"
+#include "engine/cuda/rank_order.cuh"
+#include "engine/cuda/tma.cuh"
+#include "engine/cuda/wgmma.cuh"
 #include "core/text.hpp"
 #include "simkit/error.hpp"
 #include "simkit/gemm.hpp"

@@ -1,4 +1,4 @@
-#include "core/number_text.hpp"
+#include "text/number_text.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -2,7 +2,7 @@
 // concatenated members too; wrong or damaged data is refused naming the file.
 #include <gtest/gtest.h>
 
-#include "core/byte_stream.hpp"
+#include "text/byte_stream.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "test_support.hpp"

@@ -1,4 +1,4 @@
-#include "core/pairwise_common.hpp"
+#include "engine/pairwise_common.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Internal: the TF32 tensor-core product (core/cuda/gemm_wgmma.cu, built for sm_90a when
+// Internal: the TF32 tensor-core product (engine/cuda/gemm_wgmma.cu, built for sm_90a when
 // SIMKIT_HAVE_WGMMA), behind simkit::gemm's multiply_tf32, top_k_tf32 and threshold_tf32.
 // Pointers on the device; k and spec.rotate_a multiples of 4, rows 16-byte aligned.
 #pragma once
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/cuda/gemm_epilogue.cuh"
+#include "engine/cuda/gemm_epilogue.cuh"
 #include "simkit/gemm.hpp"
 #include "simkit/pairwise.hpp"
 

@@ -14,8 +14,8 @@
 #include "core/text.hpp"
 
 #include "core/cuda/check.hpp"
-#include "core/cuda/rank_order.cuh"
-#include "core/cuda/select.hpp"
+#include "engine/cuda/rank_order.cuh"
+#include "engine/cuda/select.hpp"
 #include "simkit/error.hpp"
 #include "simkit/topk.hpp"
 

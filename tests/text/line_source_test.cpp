@@ -3,8 +3,8 @@
 // text by the documented wikitext rules; damaged dumps refused with their line.
 #include <gtest/gtest.h>
 
-#include "core/line_source.hpp"
-#include "core/wikitext.hpp"
+#include "text/line_source.hpp"
+#include "text/wikitext.hpp"
 #include "simkit/error.hpp"
 #include "test_support.hpp"
 

@@ -12,9 +12,9 @@
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
-#include "core/cuda/tiled_gemm.cuh"
+#include "engine/cuda/tiled_gemm.cuh"
 #ifdef SIMKIT_HAVE_WGMMA
-#include "core/cuda/gemm_wgmma.hpp"
+#include "engine/cuda/gemm_wgmma.hpp"
 #endif
 #include "simkit/error.hpp"
 #include "simkit/gemm.hpp"

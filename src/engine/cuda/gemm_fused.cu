@@ -16,14 +16,14 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/cublas_handle.hpp"
-#include "core/cuda/cublas_product.hpp"
-#include "core/cuda/gemm_epilogue.cuh"
+#include "engine/cuda/cublas_product.hpp"
+#include "engine/cuda/gemm_epilogue.cuh"
 #include "core/cuda/memory.hpp"
-#include "core/cuda/select.hpp"
+#include "engine/cuda/select.hpp"
 #include "core/text.hpp"
 #include "simkit/pairwise.hpp"
 #ifdef SIMKIT_HAVE_WGMMA
-#include "core/cuda/gemm_wgmma.hpp"
+#include "engine/cuda/gemm_wgmma.hpp"
 #endif
 #include "simkit/error.hpp"
 #include "simkit/gemm.hpp"

@@ -17,9 +17,9 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
-#include "core/cuda/dot_candidates_wgmma.hpp"
-#include "core/cuda/fused_device.cuh"
-#include "core/cuda/wgmma.cuh"
+#include "engine/cuda/dot_candidates_wgmma.hpp"
+#include "engine/cuda/fused_device.cuh"
+#include "engine/cuda/wgmma.cuh"
 
 namespace simkit::cuda::detail {
 
