@@ -8,6 +8,11 @@
 //                 files of D (in a fixed random order; edited copies of them when D has
 //                 fewer) for each n of --sizes, GPU against CPU, checked equal; and the
 //                 pairs per second of each signature kernel on the files' rate signatures.
+//  --recall D     the promise of docs/dedup.md, measured: up to --recall-files files of each
+//                 D (random, seed 11), each beside a copy with 1 to 3 random byte edits
+//                 (substitutions, insertions, deletions of any byte value), through the
+//                 pipeline at --rate on the CPU and the GPU: planted pairs missed (must be 0),
+//                 planted pairs' distances checked against the textbook DP, GPU = CPU.
 // GPU kernel times come from CUDA events (medians after a warm-up); wall times include
 // the host's part. A JSON report goes to --json.
 #include <CLI/CLI.hpp>
@@ -226,12 +231,13 @@ nlohmann::json bench_kernels(const std::vector<std::string>& files, std::size_t 
                                  options.signature_length)
                 .text);
   }
-  const double rate = options.rate * options.candidate_factor;
+  const dedup::PairRule rule{options.rate * options.candidate_factor};
+  const double rate = rule.rate;
   const double pairs = static_cast<double>(set.size()) * static_cast<double>(set.size() - 1) / 2;
   dedup::StringSet head;
   for (std::size_t i = 0; i < std::min(cpu_strings, set.size()); ++i) head.add(set[i]);
   std::vector<dedup::EditPair> cpu_head;
-  const double cpu_s = wall_median(1, false, [&] { cpu_head = dedup::edit_pairs_cpu(head, head, true, rate); });
+  const double cpu_s = wall_median(1, false, [&] { cpu_head = dedup::edit_pairs_cpu(head, head, true, rule); });
   const double head_pairs = static_cast<double>(head.size()) * static_cast<double>(head.size() - 1) / 2;
   nlohmann::json r = {{"strings", set.size()}, {"pairs", pairs}, {"rate", rate},
                       {"cpu", {{"strings", head.size()}, {"seconds", cpu_s}, {"pairs_per_s", head_pairs / cpu_s}}}};
@@ -243,10 +249,10 @@ nlohmann::json bench_kernels(const std::vector<std::string>& files, std::size_t 
     std::vector<dedup::EditPair> got;
     for (int rep = 0; rep <= reps; ++rep) {
       double t = 0;
-      got = dedup::edit_pairs_gpu(set, set, true, rate, kernel, device.index, &t);
+      got = dedup::edit_pairs_gpu(set, set, true, rule, kernel, device.index, &t);
       if (rep > 0) ms.push_back(t);
     }
-    const bool head_equal = dedup::edit_pairs_gpu(head, head, true, rate, kernel, device.index) == cpu_head;
+    const bool head_equal = dedup::edit_pairs_gpu(head, head, true, rule, kernel, device.index) == cpu_head;
     if (first.empty()) first = got;
     const double m = median(ms);
     r[dedup::kernel_name(kernel)] = {{"kernel_ms", m}, {"pairs_per_s", pairs / (m / 1e3)},
@@ -266,6 +272,66 @@ std::vector<std::string> list_signatures(const std::string& list) {
   return signatures;
 }
 
+nlohmann::json bench_recall(const std::vector<std::string>& dirs, std::size_t per_dir, const std::string& scratch,
+                            const Device& device, dedup::RateOptions options) {
+  std::mt19937_64 rng(11);
+  std::vector<std::string> files;
+  std::vector<std::uint32_t> distances;
+  std::filesystem::create_directories(scratch);
+  for (const std::string& dir : dirs) {
+    auto all = dedup::list_files({dir}, true);
+    std::erase_if(all, [](const std::string& f) { return std::filesystem::file_size(f) < 64; });
+    std::shuffle(all.begin(), all.end(), rng);
+    all.resize(std::min(per_dir, all.size()));
+    for (const std::string& f : all) {
+      const MappedFile source = MappedFile::open(f);
+      std::string text(source.text());
+      const std::string original = text;
+      test::apply_random_edits(text, static_cast<int>(1 + rng() % 3), rng,
+                               [](std::mt19937_64& r) { return static_cast<char>(r() % 256); });
+      const std::string path = fmt::format("{}/recall{}", scratch, files.size() / 2);
+      std::ofstream(path, std::ios::binary) << text;
+      files.push_back(f);
+      files.push_back(path);
+      distances.push_back(*dedup::edit_distance_within(original, text, 3));  // at most 3 edits apart
+    }
+  }
+  nlohmann::json r = {{"documents", files.size()}, {"planted", distances.size()}, {"rate", options.rate}};
+  std::vector<dedup::RateMatch> cpu;
+  for (const bool gpu : {false, true}) {
+    if (gpu && !device.cuda) break;
+    options.device = gpu ? device.index : -1;
+    dedup::RateStats stats;
+    const double start = now_s();
+    const auto got = dedup::match_rates(files, options, &stats);
+    const double seconds = now_s() - start;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> found;
+    for (const auto& m : got) found[{m.a, m.b}] = m.distance;
+    std::size_t below = 0, missed = 0, wrong = 0;
+    for (std::uint32_t i = 0; i < distances.size(); ++i) {
+      const std::uint64_t la = std::filesystem::file_size(files[2 * i]), lb = std::filesystem::file_size(files[2 * i + 1]);
+      if (!dedup::below_rate(distances[i], la, lb, options.rate)) continue;
+      ++below;
+      const auto it = found.find({2 * i, 2 * i + 1});
+      if (it == found.end()) {
+        ++missed;
+        fmt::print(stderr, "bench: MISSED {} ({} edits)\n", files[2 * i], distances[i]);
+      } else if (it->second != distances[i]) {
+        ++wrong;
+      }
+    }
+    const char* side = gpu ? "gpu" : "cpu";
+    r[side] = {{"seconds", seconds}, {"pairs_found", got.size()}, {"planted_below_rate", below},
+               {"missed", missed}, {"wrong_distance", wrong}, {"candidates", stats.candidates},
+               {"unsigned_documents", stats.unsigned_documents}};
+    if (gpu) r["gpu_equals_cpu"] = got == cpu;
+    else cpu = got;
+    fmt::print(stderr, "bench: recall on the {}: {} planted pairs below the rate, {} missed, {} wrong distances, "
+                       "{} pairs in {:.2f} s\n", side, below, missed, wrong, got.size(), seconds);
+  }
+  return r;
+}
+
 std::vector<std::size_t> parse_sizes(const std::string& text) {
   std::vector<std::size_t> out;
   std::stringstream in(text);
@@ -279,7 +345,8 @@ int main(int argc, char** argv) {
   CLI::App app{"near-duplicate detection benchmark (ssdeep mode and edit-rate mode), CPU against GPU"};
   std::string device_name = "auto", list, docs, sizes_text = "1000,2000,5000,10000,20000", json_path,
               scratch = "/tmp/simkit-dedup-bench";
-  std::size_t synthetic = 0, check = 30000, kernel_strings = 10000, cpu_strings = 4000;
+  std::size_t synthetic = 0, check = 30000, kernel_strings = 10000, cpu_strings = 4000, recall_files = 300;
+  std::vector<std::string> recall_dirs;
   int threshold = 1, reps = 3;
   bool no_cpu_pipeline = false;
   dedup::RateOptions options;
@@ -291,6 +358,8 @@ int main(int argc, char** argv) {
   app.add_option("--docs", docs, "directory of documents (edit-rate mode)");
   app.add_option("--sizes", sizes_text, "document counts, comma-separated (edited copies make up a shortfall)");
   app.add_option("--scratch", scratch, "folder for the edited copies");
+  app.add_option("--recall", recall_dirs, "folders for the recall check (edit-rate mode)");
+  app.add_option("--recall-files", recall_files, "files drawn from each --recall folder");
   app.add_option("--rate", options.rate);
   app.add_option("--sig-length", options.signature_length);
   app.add_option("--kernel-strings", kernel_strings);
@@ -311,6 +380,9 @@ int main(int argc, char** argv) {
       const auto files = shuffled_files(docs, *std::max_element(sizes.begin(), sizes.end()), scratch);
       report["edit_rate"] = bench_pipeline(files, sizes, device, options, reps, !no_cpu_pipeline);
       report["kernels"] = bench_kernels(files, kernel_strings, cpu_strings, device, options, reps);
+    }
+    if (!recall_dirs.empty()) {
+      report["recall"] = bench_recall(recall_dirs, recall_files, scratch + "/recall", device, options);
     }
     if (!list.empty() && synthetic > 0) {  // last: the longest
       report["synthetic"] = bench_synthetic(list_signatures(list), synthetic, check, device, threshold);

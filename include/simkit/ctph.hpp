@@ -40,15 +40,27 @@ struct RollingHash {
   std::uint32_t value() const { return h1 + h2 + h3; }
 };
 
-// The thesis's signature for edit rates (seed 000, chapter 4): ssdeep's pieces at block
-// size 3 * 2^n for the smallest n whose signature has at most `max_length` characters,
-// one character a piece with no cut at 64, and the signature at twice that block size,
-// for documents whose sizes straddle a doubling.
+// The thesis's signature for edit rates (seed 000, chapter 4): ssdeep's pieces, one
+// character a piece with no cut at 64, at block size 3 * 2^n for the smallest n with
+// 3 * 2^n * target_length >= the document's length (about target_length / 2 to
+// target_length characters on ordinary text), and the signature at twice that block
+// size. The block size follows the document's length, not its signature's (the thesis
+// doubles until the signature is short enough): near-duplicates differ little in length,
+// so their block sizes are equal or double and they always share a signature's block size;
+// repetitive text, whose signature can shrink from over a hundred characters to one in a
+// single doubling, is no exception.
 struct RateSignature {
   std::uint64_t block_size = kMinBlockSize;
   std::string text, doubled;
 };
-RateSignature rate_signature(std::span<const unsigned char> data, std::size_t max_length);
+RateSignature rate_signature(std::span<const unsigned char> data, std::size_t target_length);
+
+// The most characters one edit of a document (a byte replaced, inserted or deleted)
+// changes in its rate signature, whatever the block size: the edit changes the rolling
+// hash of the 7 windows that hold it, so pieces end differently at up to 7 places, and
+// the piece holding it hashes differently; every other piece is unchanged. The signature
+// edit distance of documents d edits apart is at most d times this.
+inline constexpr std::uint32_t kSignatureCharsPerEdit = 8;
 
 // Incremental form: feed bytes in any pieces, then digest. `total` (the whole input's
 // length) must be known in advance, as ssdeep's file hashing knows it, because it

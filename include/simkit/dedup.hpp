@@ -48,7 +48,13 @@ std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, 
 // The thesis's edit-rate pipeline (seed 000, chapter 4): every pair of documents a, b
 // whose edit distance d (Levenshtein, unit costs) has d / (|a| + |b|) < rate.
 // Candidates are the pairs whose rate signatures (ctph::rate_signature) have an edit rate
-// below rate * candidate_factor; each is then verified on the documents themselves.
+// below rate * candidate_factor, or are within what guaranteed_edits edits can change in
+// them; each is then verified on the documents themselves. So every pair within
+// guaranteed_edits edits (and below the rate) is found, whatever its length and content;
+// pairs with more edits are found when their signatures agree as the thesis expects (see
+// docs/dedup.md). Documents whose signature would exceed kMaxPairString characters
+// (pathologically repetitive text) are verified against every document of a length the
+// rate allows.
 // The GPU kernels for the signature pairs: one thread a pair; the DP row in shared
 // memory, or in global memory (the thesis's two), or Myers/Hyyrö bit vectors.
 enum class EditKernel { shared_rows, global_rows, bit_parallel };
@@ -56,6 +62,7 @@ struct RateOptions {
   double rate = 0.1;
   std::size_t signature_length = 100;
   double candidate_factor = 3;
+  std::uint32_t guaranteed_edits = 3;  // 0..16
   int device = -1;  // the CUDA device for the signature pairs; -1: the CPU
   EditKernel kernel = EditKernel::bit_parallel;
   std::size_t memory_budget = 0;  // bytes of documents kept in memory for verification; 0: 1 GiB
@@ -69,6 +76,7 @@ struct RateMatch {
 // What the pipeline did, for --timings and the benchmark.
 struct RateStats {
   std::size_t candidates = 0;
+  std::size_t unsigned_documents = 0;  // verified against every document of a fitting length
   double signature_seconds = 0, candidate_seconds = 0, verify_seconds = 0;
   double device_ms = 0;
 };

@@ -120,39 +120,35 @@ std::string Hasher::digest() const {
   return out;
 }
 
-RateSignature rate_signature(std::span<const unsigned char> data, std::size_t max_length) {
-  // First the length at every block size: its boundaries, and one more character when
-  // bytes follow the last one.
-  std::uint64_t boundaries[kBlockSizes] = {}, last[kBlockSizes] = {};
-  RollingHash roll;
-  for (std::size_t k = 0; k < data.size(); ++k)
-    for (std::uint32_t i = 0, n = boundary_levels(roll.update(data[k])); i < n; ++i) {
-      ++boundaries[i];
-      last[i] = k + 1;
-    }
+RateSignature rate_signature(std::span<const unsigned char> data, std::size_t target_length) {
   std::uint32_t level = 0;
-  const auto length = [&](std::uint32_t i) { return boundaries[i] + (last[i] < data.size() ? 1 : 0); };
-  while (level + 1 < kBlockSizes && length(level) > max_length) ++level;
+  const auto target = static_cast<double>(std::max<std::size_t>(target_length, 1));
+  while (level + 1 < kBlockSizes && static_cast<double>(block_size(level)) * target < static_cast<double>(data.size()))
+    ++level;
 
   RateSignature out;
   out.block_size = block_size(level);
   const std::uint32_t levels = std::min(level + 2, kBlockSizes);
   std::string* texts[2] = {&out.text, &out.doubled};
   std::uint32_t h[2] = {kHashInit, kHashInit};
-  roll = RollingHash{};
-  for (std::size_t k = 0; k < data.size(); ++k) {
-    const std::uint32_t ends = boundary_levels(roll.update(data[k]));
+  bool open[2] = {false, false};  // bytes since the last piece ended
+  RollingHash roll;
+  for (const unsigned char c : data) {
+    const std::uint32_t ends = boundary_levels(roll.update(c));
     for (std::uint32_t i = level; i < levels; ++i) {
       std::uint32_t& piece = h[i - level];
-      piece = piece_hash(data[k], piece);
+      piece = piece_hash(c, piece);
+      open[i - level] = true;
       if (i < ends) {
         *texts[i - level] += kBase64[piece % 64];
         piece = kHashInit;
+        open[i - level] = false;
       }
     }
   }
+  // The open tail is a piece too.
   for (std::uint32_t i = level; i < levels; ++i)
-    if (last[i] < data.size()) *texts[i - level] += kBase64[h[i - level] % 64];
+    if (open[i - level]) *texts[i - level] += kBase64[h[i - level] % 64];
   return out;
 }
 

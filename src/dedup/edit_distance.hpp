@@ -34,6 +34,22 @@ constexpr bool below_rate(std::uint32_t d, std::size_t la, std::size_t lb, doubl
   return static_cast<double>(d) < rate * static_cast<double>(la + lb) || (d == 0 && la + lb == 0 && rate > 0);
 }
 
+// Which pairs of signatures are candidates: an edit rate below `rate` (below_rate), or a
+// distance of at most `max_distance` whatever the lengths (short signatures say little
+// about their documents: a few edits can change most of them).
+struct PairRule {
+  double rate = 0;
+  std::uint32_t max_distance = 0;
+  constexpr bool passes(std::uint32_t d, std::size_t la, std::size_t lb) const {
+    return d <= max_distance || below_rate(d, la, lb, rate);
+  }
+  // Whether a pair of these lengths can pass at all (d >= |la - lb|).
+  constexpr bool lengths_can_pass(std::size_t la, std::size_t lb) const {
+    const std::size_t gap = la > lb ? la - lb : lb - la;
+    return gap <= max_distance || below_rate(static_cast<std::uint32_t>(gap), la, lb, rate);
+  }
+};
+
 // Short strings packed end to end: string i is chars[offsets[i], offsets[i + 1]).
 struct StringSet {
   std::string chars;
@@ -60,15 +76,15 @@ struct EditPair {
 // EditKernel (simkit/dedup.hpp): which GPU kernel edit_pairs_gpu runs.
 const char* kernel_name(EditKernel kernel);
 
-// Every pair (i, j), i in xs and j in ys, whose edit distance is below `rate` (see
-// below_rate), sorted by (a, b). With `triangle`, xs and ys must be the same set and only
+// Every pair (i, j), i in xs and j in ys, whose edit distance passes `rule`, sorted by
+// (a, b). With `triangle`, xs and ys must be the same set and only
 // pairs i < j count. Strings longer than kMaxPairString: InputError. CPU: all cores.
-std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, double rate);
+std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule);
 
 // The same on CUDA device `device` with the kernel chosen; the same pairs as the CPU.
 // Rows are processed in batches so that any number of pairs fits. `device_ms`, when
 // given, receives the kernels' time (device events). A CPU-only build throws Failure.
-std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, double rate,
+std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule,
                                      EditKernel kernel, int device, double* device_ms = nullptr);
 
 }  // namespace simkit::dedup

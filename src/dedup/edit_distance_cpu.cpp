@@ -169,19 +169,18 @@ std::pair<std::string_view, std::string_view> shorter_first(std::string_view a, 
   return a.size() <= b.size() ? std::pair{a, b} : std::pair{b, a};
 }
 
-// Every pair of row i of xs below the rate, in order of b, appended to `out`.
-void pairs_of_row(const StringSet& xs, const StringSet& ys, std::size_t i, bool triangle, double rate,
+// Every pair of row i of xs that passes `rule`, in order of b, appended to `out`.
+void pairs_of_row(const StringSet& xs, const StringSet& ys, std::size_t i, bool triangle, PairRule rule,
                   std::vector<EditPair>& out) {
   const std::string_view x = xs[i];
   with_masks(x, [&](PatternMasks& masks) {
     std::array<Block, detail::kMaxPairWords> blocks;
     for (std::size_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
       const std::string_view y = ys[j];
-      const std::size_t gap = x.size() > y.size() ? x.size() - y.size() : y.size() - x.size();
-      if (!below_rate(static_cast<std::uint32_t>(gap), x.size(), y.size(), rate)) continue;
+      if (!rule.lengths_can_pass(x.size(), y.size())) continue;
       const std::int64_t whole = static_cast<std::int64_t>(std::max(x.size(), y.size()));
       const auto d = static_cast<std::uint32_t>(banded_distance(masks, y, whole, blocks.data()));
-      if (below_rate(d, x.size(), y.size(), rate))
+      if (rule.passes(d, x.size(), y.size()))
         out.push_back(EditPair{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), d});
     }
   });
@@ -260,12 +259,12 @@ const char* kernel_name(EditKernel kernel) {
   return "unknown";
 }
 
-std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, double rate) {
+std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule) {
   detail::check_pair_strings(xs);
   detail::check_pair_strings(ys);
   tbb::enumerable_thread_specific<std::vector<EditPair>> found;
   tbb::parallel_for(std::size_t{0}, xs.size(),
-                    [&](std::size_t i) { pairs_of_row(xs, ys, i, triangle, rate, found.local()); });
+                    [&](std::size_t i) { pairs_of_row(xs, ys, i, triangle, rule, found.local()); });
   std::vector<EditPair> all;
   for (auto& part : found) all.insert(all.end(), part.begin(), part.end());
   std::sort(all.begin(), all.end(), [](const EditPair& p, const EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });

@@ -4,7 +4,7 @@
 
 namespace simkit::dedup {
 
-std::vector<EditPair> edit_pairs_gpu(const StringSet&, const StringSet&, bool, double, EditKernel, int, double*) {
+std::vector<EditPair> edit_pairs_gpu(const StringSet&, const StringSet&, bool, PairRule, EditKernel, int, double*) {
   throw Failure("this simkit was built without CUDA");
 }
 

@@ -28,6 +28,9 @@ constexpr std::uint64_t kLongPair = std::uint64_t{1} << 16;  // bytes of both do
 
 constexpr std::size_t kDefaultKeptBytes = std::size_t{1} << 30;
 
+// More would let most pairs of ordinary signatures through.
+constexpr std::uint32_t kMaxGuaranteedEdits = 16;
+
 struct Document {
   ctph::RateSignature signature;
   std::uint64_t length = 0;
@@ -50,35 +53,90 @@ std::optional<std::uint32_t> largest_distance_below(double rate, std::uint64_t t
   return std::nullopt;
 }
 
-// Signature pairs below the candidate rate, as document pairs (the x document first, so
-// that a row's pairs stay together): each group with itself, and each group's doubled
-// signatures with the group of twice its block size.
-std::vector<std::pair<std::uint32_t, std::uint32_t>> candidates(const std::vector<Document>& docs,
-                                                                const RateOptions& options, double* device_ms) {
-  std::vector<std::uint64_t> sizes(docs.size());
-  for (std::size_t i = 0; i < docs.size(); ++i) sizes[i] = docs[i].signature.block_size;
+// The candidate rule for a pair of documents' signatures: a signature edit rate below
+// rate * candidate_factor (the thesis's filter), or a signature distance that
+// guaranteed_edits edits could cause (kSignatureCharsPerEdit each), capped by the edits the
+// pair's lengths allow below the rate. The second part is what makes pairs within
+// guaranteed_edits edits certain to be found: their signatures at a shared block size are
+// at most kSignatureCharsPerEdit * edits apart, however short they are.
+struct CandidateRule {
+  const RateOptions& options;
+  PairRule signatures() const {
+    return {options.rate * options.candidate_factor, options.guaranteed_edits * ctph::kSignatureCharsPerEdit};
+  }
+  bool keeps(const EditPair& p, std::size_t sig_a, std::size_t sig_b, const Document& a, const Document& b) const {
+    if (below_rate(p.distance, sig_a, sig_b, options.rate * options.candidate_factor)) return true;
+    const std::optional<std::uint32_t> edits = largest_distance_below(options.rate, a.length + b.length);
+    return edits && p.distance <= std::min<std::uint64_t>(*edits, options.guaranteed_edits) * ctph::kSignatureCharsPerEdit;
+  }
+};
+
+// Whether a document's signature is too long for the signature kernels: only
+// pathologically repetitive text has that many pieces at its length's block size.
+bool unsignable(const Document& doc) { return doc.signature.text.size() > kMaxPairString; }
+
+// Signature pairs that the rule keeps, as document pairs (the x document first, so that a
+// row's pairs stay together): each group of equal block size with itself, and each
+// group's doubled signatures with the group of twice its block size.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> signature_candidates(const std::vector<Document>& docs,
+                                                                          const std::vector<std::uint32_t>& signable,
+                                                                          const RateOptions& options,
+                                                                          double* device_ms) {
+  std::vector<std::uint64_t> sizes(signable.size());
+  for (std::size_t i = 0; i < signable.size(); ++i) sizes[i] = docs[signable[i]].signature.block_size;
   const CompatibleGroups groups(sizes);
-  const double rate = options.rate * options.candidate_factor;
+  const auto doc_at = [&](std::uint32_t k) { return signable[groups.order()[k]]; };
+  const CandidateRule rule{options};
   std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
     const auto& gx = groups.groups()[meeting.x];
     const auto& gy = groups.groups()[meeting.y];
     StringSet xs, ys;
     for (std::uint32_t k = gx.begin; k < gx.end; ++k) {
-      const ctph::RateSignature& s = docs[groups.order()[k]].signature;
+      const ctph::RateSignature& s = docs[doc_at(k)].signature;
       xs.add(meeting.same() ? s.text : s.doubled);
     }
     if (!meeting.same())
-      for (std::uint32_t k = gy.begin; k < gy.end; ++k) ys.add(docs[groups.order()[k]].signature.text);
+      for (std::uint32_t k = gy.begin; k < gy.end; ++k) ys.add(docs[doc_at(k)].signature.text);
     const StringSet& other = meeting.same() ? xs : ys;
     double ms = 0;
     const std::vector<EditPair> pairs =
-        options.device >= 0 ? edit_pairs_gpu(xs, other, meeting.same(), rate, options.kernel, options.device, &ms)
-                            : edit_pairs_cpu(xs, other, meeting.same(), rate);
+        options.device >= 0
+            ? edit_pairs_gpu(xs, other, meeting.same(), rule.signatures(), options.kernel, options.device, &ms)
+            : edit_pairs_cpu(xs, other, meeting.same(), rule.signatures());
     if (device_ms != nullptr) *device_ms += ms;
     for (const EditPair& p : pairs) {
-      const std::uint32_t a = groups.order()[gx.begin + p.a], b = groups.order()[gy.begin + p.b];
-      out.emplace_back(a, b);
+      const std::uint32_t a = doc_at(gx.begin + p.a), b = doc_at(gy.begin + p.b);
+      if (rule.keeps(p, xs[p.a].size(), other[p.b].size(), docs[a], docs[b])) out.emplace_back(a, b);
+    }
+  }
+  return out;
+}
+
+// Every pair of an unsignable document with any other whose length allows the rate.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> unsignable_candidates(const std::vector<Document>& docs,
+                                                                           const std::vector<std::uint32_t>& unsigned_docs,
+                                                                           double rate) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  if (unsigned_docs.empty()) return out;
+  std::vector<std::uint32_t> by_length(docs.size());
+  for (std::uint32_t i = 0; i < by_length.size(); ++i) by_length[i] = i;
+  std::stable_sort(by_length.begin(), by_length.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return docs[a].length < docs[b].length; });
+  for (const std::uint32_t e : unsigned_docs) {
+    const std::uint64_t le = docs[e].length;
+    // |le - l| < rate * (le + l) holds only for l > le * (1 - rate) / (1 + rate).
+    const auto shortest = static_cast<std::uint64_t>(static_cast<double>(le) * (1 - rate) / (1 + rate));
+    auto it = std::lower_bound(by_length.begin(), by_length.end(), shortest,
+                               [&](std::uint32_t i, std::uint64_t l) { return docs[i].length < l; });
+    for (; it != by_length.end(); ++it) {
+      const std::uint32_t j = *it;
+      const std::uint64_t lj = docs[j].length;
+      const std::uint64_t gap = lj > le ? lj - le : le - lj;
+      if (lj > le && !below_rate(static_cast<std::uint32_t>(std::min<std::uint64_t>(gap, UINT32_MAX)), le, lj, rate))
+        break;  // longer ones only widen the gap
+      if (j == e || (unsignable(docs[j]) && j < e)) continue;  // each pair of two unsignable documents once
+      out.emplace_back(e, j);
     }
   }
   return out;
@@ -91,6 +149,8 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   if (!(options.rate > 0 && options.rate <= 1)) throw UsageError("the edit rate must be in (0, 1]");
   if (options.signature_length < 1 || options.signature_length > kMaxPairString)
     throw UsageError("the signature length must be 1.." + std::to_string(kMaxPairString));
+  if (options.guaranteed_edits > kMaxGuaranteedEdits)
+    throw UsageError("the guaranteed edits must be 0.." + std::to_string(kMaxGuaranteedEdits));
   if (!(options.candidate_factor >= 1)) throw UsageError("the candidate factor must be at least 1");
   RateStats local;
   RateStats& s = stats != nullptr ? *stats : local;
@@ -115,7 +175,12 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   s.signature_seconds = seconds_since(start);
 
   start = Clock::now();
-  auto pairs = candidates(docs, options, &s.device_ms);
+  std::vector<std::uint32_t> signable, unsigned_docs;
+  for (std::uint32_t i = 0; i < docs.size(); ++i) (unsignable(docs[i]) ? unsigned_docs : signable).push_back(i);
+  s.unsigned_documents = unsigned_docs.size();
+  auto pairs = signature_candidates(docs, signable, options, &s.device_ms);
+  const auto more = unsignable_candidates(docs, unsigned_docs, options.rate);
+  pairs.insert(pairs.end(), more.begin(), more.end());
   // An edit distance is at least the difference of the lengths: pairs too unequal in
   // length cannot pass, whatever their signatures say.
   std::erase_if(pairs, [&](const auto& p) {

@@ -23,7 +23,8 @@ namespace simkit::test {
 // The digits sample as a stream of tuples: the left 4 columns of each 8 x 8 image (32
 // values) beside the right 4 (32 values), in file order.
 inline std::vector<double> digit_halves(std::size_t& count) {
-  std::ifstream in(std::string(SIMKIT_SOURCE_DIR) + "/data/samples/digits/train.csv");
+  std::ifstream in(source_dir() / "data/samples/digits/train.csv");
+  if (!in) throw std::runtime_error("cannot read " + (source_dir() / "data/samples/digits/train.csv").string());
   std::vector<double> out;
   std::string line;
   count = 0;

@@ -136,6 +136,27 @@ TEST(DedupCli, JsonAndClusters) {
   EXPECT_GE(got.size(), 2u);
 }
 
+// The report that showed the recall bug, as a user ran it: Boost's preprocessed
+// function_operator_10.hpp and a copy with one byte changed (a space at offset 3872 made
+// '#'), one edit apart, were not printed at --rate 0.05.
+TEST(DedupCli, EditRateFindsOneEditInARepetitiveHeader) {
+  const test::TempDir dir;
+  std::string text = test::read_file(test::source_dir() /
+                                     "data/samples/boost/phoenix/function/detail/cpp03/preprocessed/function_operator_10.hpp");
+  ASSERT_EQ(text.size(), 7983u);
+  test::write_file(dir / "a.hpp", text);
+  text[3872] = '#';
+  test::write_file(dir / "b.hpp", text);
+  std::vector<std::vector<std::string>> runs = {{"--device", "cpu"}};
+  if (test::gpu_available()) runs.push_back({"--device", "cuda"});
+  for (std::vector<std::string> args : runs) {
+    args.insert(args.end(), {"--mode", "edit-rate", "--rate", "0.05", (dir / "a.hpp").string(), (dir / "b.hpp").string()});
+    const test::RunResult r = dedup(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, (dir / "a.hpp").string() + "\t" + (dir / "b.hpp").string() + "\t0.000063\n");
+  }
+}
+
 // Edit-rate mode on planted copies: the pairs the library finds (itself tested against
 // the brute force), printed with their rates, on the CPU and on a GPU.
 TEST(DedupCli, EditRateFindsPlantedCopies) {

@@ -12,16 +12,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A folder of real files (headers, a shared library, an empty file), a subfolder and a
-// link to a file.
+// A folder of real files (the bundled Boost headers and word vectors, an empty file), a
+// subfolder and a link to a file.
 void fill(const fs::path& dir) {
   fs::create_directories(dir / "sub");
-  int n = 0;
-  for (const auto& entry : fs::directory_iterator("/usr/include")) {
-    if (!entry.is_regular_file() || n >= 40) continue;
-    fs::copy_file(entry.path(), (n % 2 ? dir : dir / "sub") / entry.path().filename());
-    ++n;
-  }
+  std::vector<fs::path> files = {test::source_dir() / "data/samples/vectors.vec"};
+  for (const auto& entry : fs::directory_iterator(test::source_dir() / "data/samples/boost/mpl"))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (std::size_t n = 0; n < files.size() && n < 40; ++n)
+    fs::copy_file(files[n], (n % 2 ? dir : dir / "sub") / files[n].filename());
   test::write_file(dir / "empty", "");
   fs::create_symlink(dir / "sub", dir / "link_to_sub");
 }

@@ -109,44 +109,5 @@ TEST(CtphMatch, ZeroBlockSize) {
   EXPECT_EQ(want.size(), 2u);  // the two identical pairs of block size 0
 }
 
-TEST(RateSignature, FitsTheLengthAndDoublesTheBlockSize) {
-  test::Random random;
-  for (const std::size_t n : {0, 1, 100, 5000, 100000})
-    for (const std::size_t max_length : {1, 20, 100, 320}) {
-      std::vector<unsigned char> data(n);
-      for (auto& c : data) c = static_cast<unsigned char>(random.integer(0, 255));
-      const ctph::RateSignature s = ctph::rate_signature(data, max_length);
-      EXPECT_LE(s.text.size(), max_length) << n;
-      EXPECT_LE(s.doubled.size(), s.text.size());
-      EXPECT_EQ(n == 0, s.text.empty());
-      // Deterministic, and a one-byte change far from the ends changes few characters: it
-      // moves the rolling hash of 7 windows (each may gain or lose a chunk boundary) and
-      // the hash of the chunk holding it, so at most 8 edits.
-      EXPECT_EQ(ctph::rate_signature(data, max_length).text, s.text);
-      if (n >= 5000 && max_length >= 100) {
-        auto changed = data;
-        changed[n / 2] ^= 0x55;
-        const ctph::RateSignature t = ctph::rate_signature(changed, max_length);
-        if (t.block_size == s.block_size) { EXPECT_LE(dedup::edit_distance_reference(s.text, t.text), 8u); }
-      }
-    }
-}
-
-// Real headers and planted near-duplicates (a few random edits): every planted pair is
-// found, and every pair reported has its exact distance and a rate below the threshold.
-// On the CPU here; the GPU test runs the same set through each kernel.
-TEST(EditRate, FindsEveryPlantedNearDuplicateAndNothingAbove) {
-  test::Random random;
-  SCOPED_TRACE(random.seed());
-  const test::TempDir dir;
-  const std::vector<std::string> files = test::plant_near_duplicates(dir.path(), test::quick() ? 20 : 60, random);
-  dedup::RateOptions options;
-  options.rate = 0.05;
-  const auto got = dedup::match_rates(files, options);
-  test::expect_planted_found(files, got, options.rate);
-  options.memory_budget = 1;  // no document kept: verification reads them again
-  EXPECT_EQ(dedup::match_rates(files, options), got);
-}
-
 }  // namespace
 }  // namespace simkit

@@ -44,7 +44,7 @@ inline dedup::StringSet random_set(Random& random, int count, int max_length, in
 }
 
 // Every pair of xs and ys (i < j with `triangle`) with its distance by the reference DP,
-// computed once; below(rate) gives the pairs below each rate asked.
+// computed once; passing(rule) gives the pairs each rule asked keeps.
 struct ReferencePairs {
   std::vector<dedup::EditPair> all;
   std::vector<std::pair<std::size_t, std::size_t>> lengths;
@@ -56,12 +56,25 @@ struct ReferencePairs {
         lengths.emplace_back(xs[i].size(), ys[j].size());
       }
   }
-  std::vector<dedup::EditPair> below(double rate) const {
+  std::vector<dedup::EditPair> passing(dedup::PairRule rule) const {
     std::vector<dedup::EditPair> out;
     for (std::size_t k = 0; k < all.size(); ++k)
-      if (dedup::below_rate(all[k].distance, lengths[k].first, lengths[k].second, rate)) out.push_back(all[k]);
+      if (all[k].distance <= rule.max_distance ||
+          dedup::below_rate(all[k].distance, lengths[k].first, lengths[k].second, rule.rate))
+        out.push_back(all[k]);
     return out;
   }
 };
+
+// Rules that keep few pairs and rules that keep most, with and without a distance that
+// passes whatever the lengths.
+inline const std::vector<dedup::PairRule>& pair_rules() {
+  static const std::vector<dedup::PairRule> rules = {{0.02, 0}, {0.1, 0}, {0.05, 24}, {0.3, 0}, {0.02, 60}, {0.6, 0}};
+  return rules;
+}
+
+inline std::string describe(dedup::PairRule rule) {
+  return "rate " + std::to_string(rule.rate) + ", max distance " + std::to_string(rule.max_distance);
+}
 
 }  // namespace simkit::test

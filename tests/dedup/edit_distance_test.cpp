@@ -81,11 +81,12 @@ TEST(EditPairs, CpuEqualsBruteForce) {
     const dedup::StringSet xs = test::random_set(random, 100, 320, letters);
     const dedup::StringSet ys = test::random_set(random, 60, 320, letters);
     const test::ReferencePairs triangle(xs, xs, true), rectangle(xs, ys, false);
-    for (double rate : {0.02, 0.1, 0.3, 0.6}) {
-      const auto within = dedup::edit_pairs_cpu(xs, xs, true, rate);
-      EXPECT_EQ(within, triangle.below(rate)) << letters << " letters, rate " << rate;
-      EXPECT_EQ(dedup::edit_pairs_cpu(xs, ys, false, rate), rectangle.below(rate)) << letters << " letters, rate " << rate;
-      if (rate >= 0.3) { EXPECT_FALSE(within.empty()); }
+    for (const dedup::PairRule rule : test::pair_rules()) {
+      const auto within = dedup::edit_pairs_cpu(xs, xs, true, rule);
+      EXPECT_EQ(within, triangle.passing(rule)) << letters << " letters, " << test::describe(rule);
+      EXPECT_EQ(dedup::edit_pairs_cpu(xs, ys, false, rule), rectangle.passing(rule))
+          << letters << " letters, " << test::describe(rule);
+      if (rule.rate >= 0.3) { EXPECT_FALSE(within.empty()); }
     }
   }
 }
@@ -94,7 +95,7 @@ TEST(EditPairs, RefusesLongStrings) {
   dedup::StringSet set;
   set.add("short");
   set.add(std::string(dedup::kMaxPairString + 1, 'x'));
-  EXPECT_THROW(dedup::edit_pairs_cpu(set, set, true, 0.1), InputError);
+  EXPECT_THROW(dedup::edit_pairs_cpu(set, set, true, dedup::PairRule{0.1}), InputError);
 }
 
 }  // namespace

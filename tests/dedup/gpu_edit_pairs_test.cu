@@ -23,16 +23,17 @@ TEST(GpuEditPairs, EachKernelEqualsTheCpu) {
     const int longest = test::quick() ? 200 : 320;
     const dedup::StringSet xs = test::random_set(random, test::quick() ? 40 : 700, longest, letters);
     const dedup::StringSet ys = test::random_set(random, test::quick() ? 30 : 300, longest, letters);
-    for (double rate : {0.05, 0.3, 0.7}) {
-      const auto triangle = dedup::edit_pairs_cpu(xs, xs, true, rate);
-      const auto rectangle = dedup::edit_pairs_cpu(xs, ys, false, rate);
+    for (const dedup::PairRule rule : {dedup::PairRule{0.05, 0}, dedup::PairRule{0.05, 24}, dedup::PairRule{0.3, 0},
+                                       dedup::PairRule{0.7, 0}}) {
+      const auto triangle = dedup::edit_pairs_cpu(xs, xs, true, rule);
+      const auto rectangle = dedup::edit_pairs_cpu(xs, ys, false, rule);
       for (const auto kernel : kKernels) {
         double ms = -1;
-        EXPECT_EQ(dedup::edit_pairs_gpu(xs, xs, true, rate, kernel, 0, &ms), triangle)
-            << dedup::kernel_name(kernel) << ", " << letters << " letters, rate " << rate;
+        EXPECT_EQ(dedup::edit_pairs_gpu(xs, xs, true, rule, kernel, 0, &ms), triangle)
+            << dedup::kernel_name(kernel) << ", " << letters << " letters, " << test::describe(rule);
         EXPECT_GE(ms, 0.0);
-        EXPECT_EQ(dedup::edit_pairs_gpu(xs, ys, false, rate, kernel, 0), rectangle)
-            << dedup::kernel_name(kernel) << ", " << letters << " letters, rate " << rate;
+        EXPECT_EQ(dedup::edit_pairs_gpu(xs, ys, false, rule, kernel, 0), rectangle)
+            << dedup::kernel_name(kernel) << ", " << letters << " letters, " << test::describe(rule);
       }
     }
   }
@@ -46,10 +47,10 @@ TEST(GpuEditPairs, ManyBatchesAndAFullBuffer) {
   test::Random random;
   SCOPED_TRACE(random.seed());
   const dedup::StringSet xs = test::random_set(random, 4000, 12, 2);
-  const auto want = dedup::edit_pairs_cpu(xs, xs, true, 0.5);
+  const auto want = dedup::edit_pairs_cpu(xs, xs, true, dedup::PairRule{0.5});
   ASSERT_GT(want.size(), std::size_t{1} << 20);
   for (const auto kernel : kKernels)
-    EXPECT_EQ(dedup::edit_pairs_gpu(xs, xs, true, 0.5, kernel, 0), want) << dedup::kernel_name(kernel);
+    EXPECT_EQ(dedup::edit_pairs_gpu(xs, xs, true, dedup::PairRule{0.5}, kernel, 0), want) << dedup::kernel_name(kernel);
 }
 
 }  // namespace

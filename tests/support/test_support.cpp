@@ -94,10 +94,16 @@ ScopedEnv::~ScopedEnv() {
     unsetenv(name_.c_str());
 }
 
-// Both may be moved: the GPU runner runs the tests from a staged copy elsewhere.
+// Both may be moved: the GPU runner runs the tests from a staged copy elsewhere. A tree
+// without the samples fails the test that asked, with one line saying what to set (a
+// throw inside a test body is a failure of that test, not a crash).
 std::filesystem::path source_dir() {
   const char* env = std::getenv("SIMKIT_SOURCE_DIR");
-  return env != nullptr && *env != '\0' ? env : SIMKIT_SOURCE_DIR;
+  const std::filesystem::path dir = env != nullptr && *env != '\0' ? env : SIMKIT_SOURCE_DIR;
+  if (!std::filesystem::is_directory(dir / "data/samples"))
+    throw std::runtime_error("no data/samples under " + dir.string() +
+                             ": set SIMKIT_SOURCE_DIR to simkit's source tree (the tests read their data there)");
+  return dir;
 }
 
 static std::string simkit_binary() {

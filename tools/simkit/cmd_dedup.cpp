@@ -177,11 +177,11 @@ std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, 
     matches = dedup::match_rates(in.documents, options.rate, &stats, &progress);
   }
   if (context.timings)
-    note(fmt::format("timing: signatures {:.3f} s, candidate pairs {:.3f} s on {}{} ({} candidates), verification "
-                     "{:.3f} s: {} pairs",
+    note(fmt::format("timing: signatures {:.3f} s, candidate pairs {:.3f} s on {}{} ({} candidates, {} documents too repetitive to sign), "
+                     "verification {:.3f} s: {} pairs",
                      stats.signature_seconds, stats.candidate_seconds, context.device.name,
                      context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", stats.device_ms) : "",
-                     stats.candidates, stats.verify_seconds, matches.size()));
+                     stats.candidates, stats.unsigned_documents, stats.verify_seconds, matches.size()));
   std::vector<Found> found;
   found.reserve(matches.size());
   for (const dedup::RateMatch& m : matches) found.push_back(Found{m.a, m.b, m.rate, fmt::format("{:.6f}", m.rate)});
@@ -239,10 +239,15 @@ Runner add_dedup_command(CLI::App& app) {
   command->add_option("--rate", options->rate.rate, "edit-rate mode: report pairs whose edit rate is below this")
       ->capture_default_str();
   command->add_option("--sig-length", options->rate.signature_length,
-                      "edit-rate mode: the longest signature (block size doubled until it fits), 1..320")
+                      "edit-rate mode: the signature length aimed at (the block size is the smallest 3 x 2^n with "
+                      "3 x 2^n x this >= the document's length), 1..320")
       ->capture_default_str();
   command->add_option("--candidate-factor", options->rate.candidate_factor,
                       "edit-rate mode: signature pairs below rate x this are verified")
+      ->capture_default_str();
+  command->add_option("--guaranteed-edits", options->rate.guaranteed_edits,
+                      "edit-rate mode: every pair within this many edits (and below the rate) is found, "
+                      "whatever its length and content, 0..16; more costs more verification")
       ->capture_default_str();
   command->add_option("--kernel", options->kernel,
                       "edit-rate mode on a GPU: the signature kernel, bits (bit-parallel), shared or global (DP rows)")

@@ -1,4 +1,4 @@
-// All pairs of short strings below an edit rate on the GPU (edit_pairs_gpu in
+// All pairs of short strings that pass a PairRule on the GPU (edit_pairs_gpu in
 // dedup/edit_distance.hpp), one thread a pair, by one of three kernels:
 //  - shared_rows: the thesis's DP, each thread's row (uint16) in shared memory;
 //  - global_rows: the same row in global memory, element i of thread t at row[i * threads + t];
@@ -6,7 +6,7 @@
 //    the pattern; its match masks are built once a tile, in shared memory).
 // A block works on tiles: one x string, copied to shared memory, against kTileYs
 // consecutive y strings. Rows of xs run in batches of at most kBatchPairs pairs; pairs
-// below the rate are appended through an atomic counter, and a batch that finds more than
+// that pass are appended through an atomic counter, and a batch that finds more than
 // the buffer holds runs again with a buffer of the size it counted. Each batch's pairs are
 // sorted on the host and appended in row order, so the whole list is sorted by (a, b).
 #include <cooperative_groups.h>
@@ -48,7 +48,7 @@ struct Batch {
   std::uint32_t ny;
   std::uint32_t row_begin, rows, tiles_per_row;
   bool triangle;
-  double rate;
+  PairRule rule;
   EditPair* out;
   unsigned long long capacity;
   unsigned long long* count;
@@ -84,9 +84,9 @@ __device__ void score_batch(const Batch& batch, Scorer& scorer) {
       if (j >= batch.ny) break;
       const std::uint32_t y_begin = batch.ys.offsets[j];
       const std::uint32_t lb = batch.ys.offsets[j + 1] - y_begin;
-      if (!below_rate(la > lb ? la - lb : lb - la, la, lb, batch.rate)) continue;  // d >= |la - lb|
+      if (!batch.rule.lengths_can_pass(la, lb)) continue;
       const std::uint32_t d = scorer.distance(x, la, batch.ys.chars + y_begin, lb);
-      if (below_rate(d, la, lb, batch.rate)) emit(batch, row, static_cast<std::uint32_t>(j), d);
+      if (batch.rule.passes(d, la, lb)) emit(batch, row, static_cast<std::uint32_t>(j), d);
     }
     __syncthreads();  // the next tile rewrites x and the scorer's shared state
   }
@@ -272,7 +272,7 @@ std::uint32_t batch_end(std::uint32_t begin, std::uint32_t nx, std::uint32_t ny,
   return end;
 }
 
-// Pairs below the rate, as the kernels leave them in `out` and the counter: the found
+// Pairs that pass, as the kernels leave them in `out` and the counter: the found
 // pairs of one batch, sorted by (a, b), run again with a larger buffer when they overflow it.
 class Collector {
  public:
@@ -321,7 +321,7 @@ class Collector {
 
 }  // namespace
 
-std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, double rate,
+std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule,
                                      EditKernel kernel, int device, double* device_ms) {
   detail::check_pair_strings(xs);
   detail::check_pair_strings(ys);
@@ -341,7 +341,7 @@ std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, b
     const std::uint64_t widest = pairs_in_row(begin, ny, triangle);  // the first row has the most pairs
     const auto tiles_per_row = static_cast<std::uint32_t>((widest + kTileYs - 1) / kTileYs);
     if (tiles_per_row > 0)
-      collector.run(Batch{x_strings.view(), y_view, ny, begin, end - begin, tiles_per_row, triangle, rate}, launcher, all);
+      collector.run(Batch{x_strings.view(), y_view, ny, begin, end - begin, tiles_per_row, triangle, rule}, launcher, all);
     begin = end;
   }
   if (device_ms != nullptr) *device_ms = collector.device_ms();
