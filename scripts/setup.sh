@@ -12,6 +12,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
   libcli11-dev libfmt-dev nlohmann-json3-dev libxxhash-dev libtbb-dev libopenblas-dev libeigen3-dev
   libicu-dev libroaring-dev zlib1g-dev libbz2-dev libzstd-dev libexpat1-dev
+  openmpi-bin libopenmpi-dev  # several processes as one run (mpirun), include/simkit/cluster.hpp
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   ssdeep libfuzzy-dev)  # the reference that the CTPH tests compare with (never linked into simkit)

@@ -1,24 +1,30 @@
-// Where work runs: the CPU or a CUDA device, chosen by --device auto|cpu|cuda[:N].
+// Where work runs: the CPU or CUDA devices, chosen by --device auto|cpu|cuda[:N|:all|:N,M,...].
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace simkit {
 
 struct DeviceSpec {
   enum class Kind { Auto, Cpu, Cuda } kind = Kind::Auto;
-  int index = 0;  // CUDA ordinal for Kind::Cuda
+  int index = 0;             // the (first) CUDA ordinal named, for Kind::Cuda
+  bool named = false;        // cuda:N or a list: else each rank of a host takes its own GPU
+  std::vector<int> indices;  // cuda:N,M,...: every ordinal named
+  bool all = false;          // cuda:all: every GPU of the machine
 };
 
-// Parses "auto", "cpu", "cuda", "cuda:N", "gpu", "gpu:N". Throws UsageError otherwise.
+// Parses "auto", "cpu", "cuda", "cuda:N", "cuda:all", "cuda:N,M,...", and the same with
+// "gpu". Throws UsageError otherwise.
 DeviceSpec parse_device(std::string_view text);
 
 struct Device {
   bool cuda = false;
-  int index = 0;
-  std::string name;  // "cpu" or the GPU's name
+  int index = 0;             // the first (often the only) GPU
+  std::string name;          // "cpu" or the GPU's name
+  std::vector<int> indices;  // every GPU this process drives (index first); empty on the CPU
 };
 
 // True when this build contains the CUDA paths.
@@ -26,8 +32,9 @@ bool cuda_built() noexcept;
 // Number of usable CUDA devices (0 when not built with CUDA or no driver/GPU).
 int cuda_device_count() noexcept;
 
-// Auto takes CUDA device 0 when the build has CUDA and a GPU is present, else the CPU.
-// An explicit cuda request that cannot be met throws UsageError saying why.
+// Auto takes a GPU when the build has CUDA and one is present, else the CPU; auto and
+// "cuda" take GPU 0, or under mpirun GPU (local rank mod GPUs), so that the ranks of a host
+// share its GPUs out. An explicit cuda request that cannot be met throws UsageError.
 Device resolve_device(const DeviceSpec& spec);
 
 struct GpuMemory {

@@ -55,9 +55,11 @@ TextFormat parse_text_format(const std::string& name);
 // Until then it is an unnamed file (O_TMPFILE) or, where the file system lacks that,
 // a uniquely named hidden temporary beside the target that is removed on failure,
 // on exceptions and on SIGINT/SIGTERM. "-" or "" writes to standard output.
+// With `write` false it writes nowhere and commit() does nothing: the ranks of a run
+// other than rank 0 (include/simkit/cluster.hpp), which compute but do not write.
 class OutputFile {
  public:
-  explicit OutputFile(std::string path);
+  explicit OutputFile(std::string path, bool write = true);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -76,6 +78,7 @@ class OutputFile {
   std::FILE* stream_ = nullptr;
   int fd_ = -1;
   bool to_stdout_ = false;
+  bool nowhere_ = false;
   bool committed_ = false;
   int slot_ = -1;  // entry in the signal-cleanup table
 };

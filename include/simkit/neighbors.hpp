@@ -116,9 +116,13 @@ struct Match {
   float similarity = 0;
 };
 
-// Holds a model ready for search on one device (on a GPU: uploaded once) and answers
-// batches of queries. Each answer lists up to k rows best first (ties: lower row first),
-// without the query's own words.
+// Holds a model ready for search and answers batches of queries. Each answer lists up to
+// k rows best first (ties: lower row first), without the query's own words.
+// The model's rows are shared out among the run's workers: each GPU of
+// options.device.indices (on a GPU: its rows uploaded once), or the CPU, in each process
+// under mpirun (include/simkit/cluster.hpp); so N GPUs hold 1/N of the model each. Every
+// rank calls search() with the same queries; the answers come back on rank 0 (the other
+// ranks get empty lists).
 class Searcher {
  public:
   Searcher(const Model& model, const SearchOptions& options);

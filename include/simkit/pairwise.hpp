@@ -41,6 +41,10 @@ struct PairwiseJob {
   bool exclude_self = false;          // never pair a row with itself (symmetric mode)
   std::size_t memory_budget = 0;      // bytes for blocks and tiles; 0 = automatic
   Progress* progress = nullptr;       // advanced by the number of scored pairs
+  // Only these rows of A are scored (against every row of B; symmetric: against the rows
+  // of B from their own on): this worker's share of a job split among processes or GPUs
+  // (share_rows). Empty: all of A.
+  std::optional<RowRange> a_rows;
 };
 
 struct ScoredPair {
@@ -57,6 +61,18 @@ struct PairwiseResult {
   std::size_t blocks = 0;             // block pairs scored (tells how the budget cut)
   bool fused = false;                 // GPU: most of B went through the fused path
 };
+
+// Rows of A for worker `part` of `parts`, balanced by the pairs they score: in a
+// symmetric job row i meets the rows from i on, so the first rows weigh the most.
+// Contiguous, in order, covering every row once.
+RowRange share_rows(std::size_t rows, bool symmetric, std::size_t part, std::size_t parts);
+
+// The results of a job's shares (a_rows), one from each rank (include/simkit/cluster.hpp),
+// merged on rank 0: top-k lists row by row (ties by lower index; a row's lists from
+// different shares together), threshold pairs in (a, b) order. Alone: the result as it is.
+// Other ranks get an empty result.
+PairwiseResult gather_results(PairwiseResult mine);
+TopKLists gather_topk(TopKLists mine);
 
 // Fills out[(i - a.begin) * ld + (j - b.begin)] with score(i, j) for i in a, j in b.
 // Called concurrently from several threads on disjoint blocks.

@@ -1,5 +1,6 @@
 #include "simkit/device.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/gpu_info.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 
 namespace simkit {
@@ -23,17 +25,32 @@ DeviceSpec parse_device(std::string_view text) {
     std::string_view rest = text.substr(prefix.size());
     spec.kind = DeviceSpec::Kind::Cuda;
     if (rest.empty()) return spec;
-    if (rest.front() == ':') {
-      rest.remove_prefix(1);
-      int index = -1;
-      auto [end, err] = std::from_chars(rest.data(), rest.data() + rest.size(), index);
-      if (err == std::errc() && end == rest.data() + rest.size() && !rest.empty() && index >= 0) {
-        spec.index = index;
-        return spec;
-      }
+    if (rest == ":all") {
+      spec.all = true;
+      return spec;
     }
+    if (rest.front() != ':') break;
+    rest.remove_prefix(1);
+    spec.named = true;
+    // One ordinal, or several separated by commas, each once.
+    for (bool more = true; more;) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view item = rest.substr(0, comma);
+      int index = -1;
+      auto [end, err] = std::from_chars(item.data(), item.data() + item.size(), index);
+      if (err != std::errc() || end != item.data() + item.size() || item.empty() || index < 0 ||
+          std::find(spec.indices.begin(), spec.indices.end(), index) != spec.indices.end())
+        throw UsageError(fmt::format("--device {}: expected auto, cpu, cuda, cuda:N, cuda:all or cuda:N,M,... "
+                                     "(each GPU once)",
+                                     quote(text)));
+      spec.indices.push_back(index);
+      more = comma != std::string_view::npos;
+      if (more) rest.remove_prefix(comma + 1);
+    }
+    spec.index = spec.indices.front();
+    return spec;
   }
-  throw UsageError(fmt::format("--device {}: expected auto, cpu, cuda or cuda:N", quote(text)));
+  throw UsageError(fmt::format("--device {}: expected auto, cpu, cuda, cuda:N, cuda:all or cuda:N,M,...", quote(text)));
 }
 
 bool cuda_built() noexcept { return detail::cuda_compiled(); }
@@ -45,22 +62,28 @@ Device resolve_device(const DeviceSpec& spec) {
   device.name = "cpu";
   if (spec.kind == DeviceSpec::Kind::Cpu) return device;
   const int count = cuda_device_count();
-  if (spec.kind == DeviceSpec::Kind::Auto) {
-    if (count == 0) return device;
-    device.cuda = true;
-    device.name = detail::cuda_name(0);
-    return device;
+  if (spec.kind == DeviceSpec::Kind::Auto && count == 0) return device;
+  if (spec.kind == DeviceSpec::Kind::Cuda) {
+    if (!cuda_built())
+      throw UsageError("--device cuda: this simkit was built without CUDA (use --device cpu)");
+    if (count == 0)
+      throw UsageError("--device cuda: no usable CUDA device (no GPU or no driver); use --device cpu");
   }
-  if (!cuda_built())
-    throw UsageError("--device cuda: this simkit was built without CUDA (use --device cpu)");
-  if (count == 0)
-    throw UsageError("--device cuda: no usable CUDA device (no GPU or no driver); use --device cpu");
-  if (spec.index >= count)
-    throw UsageError(fmt::format("--device cuda:{}: only {} CUDA device{} present", spec.index,
-                                 count, count == 1 ? " is" : "s are"));
+  if (spec.all) {
+    for (int i = 0; i < count; ++i) device.indices.push_back(i);
+  } else if (spec.named) {
+    device.indices = spec.indices.empty() ? std::vector<int>{spec.index} : spec.indices;
+    for (const int i : device.indices)
+      if (i >= count)
+        throw UsageError(fmt::format("--device cuda:{}: only {} CUDA device{} present", i, count,
+                                     count == 1 ? " is" : "s are"));
+  } else {
+    device.indices = {cluster::local_rank() % count};
+  }
   device.cuda = true;
-  device.index = spec.index;
-  device.name = detail::cuda_name(spec.index);
+  device.index = device.indices.front();
+  device.name = detail::cuda_name(device.index);
+  if (device.indices.size() > 1) device.name += fmt::format(" (and {} more)", device.indices.size() - 1);
   return device;
 }
 

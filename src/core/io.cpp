@@ -168,7 +168,13 @@ static std::string unique_temp_name(const std::filesystem::path& target) {
       .string();
 }
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+OutputFile::OutputFile(std::string path, bool write) : path_(std::move(path)) {
+  if (!write) {
+    nowhere_ = true;
+    stream_ = std::fopen("/dev/null", "wb");
+    if (stream_ == nullptr) throw Failure(fmt::format("/dev/null: cannot open: {}", std::strerror(errno)));
+    return;
+  }
   if (path_.empty() || path_ == "-") {
     to_stdout_ = true;
     stream_ = stdout;
@@ -221,6 +227,11 @@ void OutputFile::write(std::string_view bytes) {
 
 void OutputFile::commit() {
   if (committed_) return;
+  if (nowhere_) {
+    discard();
+    committed_ = true;
+    return;
+  }
   if (to_stdout_) {
     if (std::fflush(stdout) != 0)
       throw Failure(fmt::format("standard output: write failed: {}", std::strerror(errno)));
@@ -258,6 +269,11 @@ void OutputFile::commit() {
 
 void OutputFile::discard() noexcept {
   if (to_stdout_) return;
+  if (nowhere_) {
+    if (stream_ != nullptr) std::fclose(stream_);
+    stream_ = nullptr;
+    return;
+  }
   if (stream_ != nullptr) {
     std::fclose(stream_);
     stream_ = nullptr;

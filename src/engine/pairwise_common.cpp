@@ -19,6 +19,9 @@ void validate(const PairwiseJob& job) {
     throw UsageError("pairwise: a symmetric job needs the same rows on both sides");
   if (job.threshold && std::isnan(*job.threshold))
     throw UsageError("pairwise: the threshold must be a number");
+  if (job.a_rows && (job.a_rows->begin > job.a_rows->end || job.a_rows->end > job.rows_a))
+    throw UsageError(fmt::format("pairwise: rows {}..{} of A are not within its {} rows", job.a_rows->begin,
+                                 job.a_rows->end, job.rows_a));
 }
 
 BlockSizes block_sizes(const PairwiseJob& job, std::size_t tile_elements, std::size_t preferred_a) {
@@ -38,8 +41,9 @@ BlockSizes block_sizes(const PairwiseJob& job, std::size_t tile_elements, std::s
 
 std::vector<std::pair<RowRange, RowRange>> block_pairs(const PairwiseJob& job, BlockSizes sizes) {
   std::vector<std::pair<RowRange, RowRange>> out;
-  for (std::size_t a = 0; a < job.rows_a; a += sizes.a) {
-    const RowRange ra{a, std::min(job.rows_a, a + sizes.a)};
+  const RowRange rows = job.a_rows.value_or(RowRange{0, job.rows_a});
+  for (std::size_t a = rows.begin; a < rows.end; a += sizes.a) {
+    const RowRange ra{a, std::min(rows.end, a + sizes.a)};
     for (std::size_t b = job.symmetric ? a : 0; b < job.rows_b; b += sizes.b)
       out.push_back({ra, RowRange{b, std::min(job.rows_b, b + sizes.b)}});
   }

@@ -3,7 +3,8 @@
 list(APPEND SIMKIT_CPU_SOURCES
   engine/pairwise_common.cpp
   engine/pairwise_cpu.cpp
-  engine/topk.cpp)
+  engine/topk.cpp
+  engine/distributed.cpp)
 list(APPEND SIMKIT_CUDA_SOURCES
   engine/cuda/pairwise.cu
   engine/cuda/select.cu

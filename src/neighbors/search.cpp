@@ -1,14 +1,19 @@
-// Searcher: the model on one device, queries in batches, the query's own words removed
-// from its answers (as gensim's most_similar does).
+// Searcher: the model's rows shared out among the workers of the run (one a GPU, or the
+// CPU, in each process under mpirun), queries in batches, each worker's best rows merged
+// into one list, the query's own words removed from its answers (as gensim's
+// most_similar does).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "neighbors/search_backends.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
+#include "simkit/pairwise.hpp"
 #include "simkit/neighbors.hpp"
 
 namespace simkit::neighbors {
@@ -31,33 +36,112 @@ std::string_view precision_name(Precision precision) {
   return "?";
 }
 
+namespace {
+
+// The rows [rows.begin, rows.end) of a model as a model of their own, for a back end
+// (which reads only rows, dim, vectors and norms); its row r is the model's rows.begin + r.
+Model rows_of(const Model& model, RowRange rows) {
+  Model view = model;
+  view.rows = rows.size();
+  view.vectors = model.vectors + rows.begin * model.dim;
+  view.norms = model.norms + rows.begin;
+  return view;
+}
+
+}  // namespace
+
 struct Searcher::Impl {
+  // One worker's rows of the model, on the CPU or one GPU.
+  struct Part {
+    RowRange rows;
+    Model view;  // rows_of(model, rows); the back ends keep a reference to it
+    detail::CpuIndex cpu;
+    detail::GpuIndexPtr gpu;
+  };
   const Model& model;
   SearchOptions options;
-  detail::CpuIndex cpu;
-  detail::GpuIndexPtr gpu;
+  std::vector<std::unique_ptr<Part>> parts;
   double last_ms = 0;
   double setup_ms = 0;
 
-  TopKLists run(const float* directions, std::size_t queries, std::size_t k) {
-    if (gpu) return detail::search_gpu(*gpu, directions, queries, k, &last_ms);
-    const auto start = std::chrono::steady_clock::now();
-    TopKLists out = detail::search_cpu(cpu, directions, queries, k, options.memory_budget);
-    last_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  // The k best rows of every direction over this process's parts, in model rows.
+  TopKLists run_local(const float* directions, std::size_t queries, std::size_t k) {
+    std::vector<TopKLists> found(parts.size());
+    std::vector<double> ms(parts.size(), 0);
+    const auto run_part = [&](std::size_t p) {
+      Part& part = *parts[p];
+      const std::size_t kp = std::min(k, part.rows.size());
+      if (kp == 0) return;
+      if (part.gpu) {
+        found[p] = detail::search_gpu(*part.gpu, directions, queries, kp, &ms[p]);
+      } else {
+        const auto start = std::chrono::steady_clock::now();
+        found[p] = detail::search_cpu(part.cpu, directions, queries, kp, options.memory_budget);
+        ms[p] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      }
+    };
+    if (parts.size() == 1) {
+      run_part(0);
+    } else {  // a thread a GPU
+      std::vector<std::thread> threads;
+      std::vector<std::exception_ptr> errors(parts.size());
+      for (std::size_t p = 0; p < parts.size(); ++p)
+        threads.emplace_back([&, p] {
+          try {
+            run_part(p);
+          } catch (...) {
+            errors[p] = std::current_exception();
+          }
+        });
+      for (std::thread& t : threads) t.join();
+      for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
+    }
+    last_ms = *std::max_element(ms.begin(), ms.end());
+    TopKLists out(queries, k);
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      if (found[p].rows == 0) continue;
+      TopKLists widened(queries, k);  // the part's lists in model rows, k wide
+      for (std::size_t q = 0; q < queries; ++q)
+        for (std::size_t i = 0; i < found[p].k; ++i) {
+          const std::uint32_t row = found[p].row_indices(q)[i];
+          if (row == kNoIndex) break;
+          widened.scores[q * k + i] = found[p].row_scores(q)[i];
+          widened.indices[q * k + i] = static_cast<std::uint32_t>(row + parts[p]->rows.begin);
+        }
+      merge_topk(out, widened);
+    }
     return out;
+  }
+
+  // The k best rows of every direction over the whole model: on rank 0; elsewhere empty.
+  TopKLists run(const float* directions, std::size_t queries, std::size_t k) {
+    return gather_topk(run_local(directions, queries, k));
   }
 };
 
 Searcher::Searcher(const Model& model, const SearchOptions& options)
-    : impl_(std::make_unique<Impl>(Impl{model, options, {}, {}, 0, 0})) {
+    : impl_(std::make_unique<Impl>(Impl{model, options, {}, 0, 0})) {
   if (options.k == 0) throw UsageError("--k must be at least 1");
-  if (options.device.cuda) {
-    const auto start = std::chrono::steady_clock::now();
-    impl_->gpu = detail::make_gpu_index(model, options);
-    impl_->setup_ms = detail::gpu_setup_ms(*impl_->gpu);
-    (void)start;
-  } else {
-    impl_->cpu = detail::make_cpu_index(model);
+  // A worker a GPU (or the CPU) in each process, numbered across the ranks; each takes its
+  // share of the model's rows, so that N GPUs each hold 1/N of it.
+  const std::vector<int> gpus = options.device.cuda ? options.device.indices : std::vector<int>{};
+  const std::size_t local = options.device.cuda ? std::max<std::size_t>(gpus.size(), 1) : 1;
+  const cluster::Parts parts = cluster::parts(local);
+  for (std::size_t p = 0; p < local; ++p) {
+    auto part = std::make_unique<Impl::Part>();
+    part->rows = share_rows(model.rows, false, parts.first + p, parts.total);
+    part->view = rows_of(model, part->rows);
+    if (options.device.cuda) {
+      SearchOptions mine = options;
+      mine.device.index = gpus.empty() ? options.device.index : gpus[p];
+      mine.device.indices = {mine.device.index};
+      part->gpu = detail::make_gpu_index(part->view, mine);
+      impl_->setup_ms = std::max(impl_->setup_ms, detail::gpu_setup_ms(*part->gpu));
+    } else {
+      part->cpu = detail::make_cpu_index(part->view);
+    }
+    impl_->parts.push_back(std::move(part));
   }
 }
 
@@ -82,6 +166,7 @@ std::vector<std::vector<Match>> Searcher::search(std::span<const Query> queries)
   const TopKLists found = impl_->run(directions.data(), queries.size(), wanted);
 
   std::vector<std::vector<Match>> answers(queries.size());
+  if (found.rows == 0) return answers;  // not rank 0: the answers are rank 0's to give
   for (std::size_t q = 0; q < queries.size(); ++q) {
     const auto scores = found.row_scores(q);
     const auto rows = found.row_indices(q);
@@ -104,6 +189,7 @@ std::vector<std::vector<Match>> Searcher::search_vectors(std::span<const float> 
   const std::size_t k = std::min(impl_->options.k, model.rows);
   const TopKLists found = impl_->run(directions.data(), queries, k);
   std::vector<std::vector<Match>> answers(queries);
+  if (found.rows == 0) return answers;  // not rank 0
   for (std::size_t q = 0; q < queries; ++q)
     for (std::size_t i = 0; i < k && found.row_indices(q)[i] != kNoIndex; ++i)
       answers[q].push_back(Match{found.row_indices(q)[i], found.row_scores(q)[i]});

@@ -76,7 +76,7 @@ SearchOptions on(const Device& device, std::size_t k, Precision p = Precision::F
   return o;
 }
 
-Device gpu0() { return resolve_device(DeviceSpec{DeviceSpec::Kind::Cuda, 0}); }
+Device gpu0() { return resolve_device(DeviceSpec{DeviceSpec::Kind::Cuda, 0, true}); }
 
 TEST(SameAnswers, ToleratesOnlyNearTies) {
   const std::vector<Match> a = {{1, 0.9f}, {2, 0.8f}, {3, 0.8f}, {4, 0.5f}};

@@ -120,11 +120,12 @@ static std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-RunResult run_simkit(const std::vector<std::string>& args, const std::string& input) {
+namespace {
+
+// Runs a shell command line with `input` on its standard input.
+RunResult run_command(std::string command, const std::string& input) {
   TempDir dir;
   write_file(dir / "in", input);
-  std::string command = shell_quote(simkit_binary());
-  for (const std::string& a : args) command += " " + shell_quote(a);
   command += " < " + shell_quote((dir / "in").string()) + " > " + shell_quote((dir / "out").string()) +
              " 2> " + shell_quote((dir / "err").string());
   const int status = std::system(command.c_str());
@@ -133,6 +134,42 @@ RunResult run_simkit(const std::vector<std::string>& args, const std::string& in
   result.out = read_file(dir / "out");
   result.err = read_file(dir / "err");
   return result;
+}
+
+std::string simkit_command(const std::vector<std::string>& args) {
+  std::string command = shell_quote(simkit_binary());
+  for (const std::string& a : args) command += " " + shell_quote(a);
+  return command;
+}
+
+// The MPI launcher found at build time (SIMKIT_MPIEXEC may name another), with what it
+// needs in a test: running as root (containers, CI), more ranks than cores, shared-memory
+// transport without the cross-process copies some sandboxes forbid, and quiet about the
+// exit codes (the tests read them).
+std::string launcher() {
+  const char* env = std::getenv("SIMKIT_MPIEXEC");
+  const std::string exe = env != nullptr && *env != '\0' ? env : SIMKIT_MPIEXEC;
+  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none " +
+         shell_quote(exe) + " --oversubscribe -q";
+}
+
+}  // namespace
+
+RunResult run_simkit(const std::vector<std::string>& args, const std::string& input) {
+  return run_command(simkit_command(args), input);
+}
+
+bool mpi_available() { return std::string(SIMKIT_MPIEXEC) != "" || std::getenv("SIMKIT_MPIEXEC") != nullptr; }
+
+RunResult run_simkit_mpi(int ranks, const std::vector<std::string>& args, const std::string& input) {
+  return run_command(launcher() + " -np " + std::to_string(ranks) + " " + simkit_command(args), input);
+}
+
+RunResult run_simkit_mpmd(const std::vector<std::vector<std::string>>& rank_args, const std::string& input) {
+  std::string command = launcher();
+  for (std::size_t r = 0; r < rank_args.size(); ++r)
+    command += (r == 0 ? " -np 1 " : " : -np 1 ") + simkit_command(rank_args[r]);
+  return run_command(command, input);
 }
 
 Child spawn_simkit(const std::vector<std::string>& args, const std::filesystem::path& dir,

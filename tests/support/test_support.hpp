@@ -86,6 +86,13 @@ struct RunResult {
 // Runs the simkit program with `args`, feeding `input` on standard input.
 RunResult run_simkit(const std::vector<std::string>& args, const std::string& input = "");
 
+// Whether the build has MPI and found its launcher (mpirun).
+bool mpi_available();
+// Runs simkit under the MPI launcher as `ranks` processes (rank 0 gets `input`).
+RunResult run_simkit_mpi(int ranks, const std::vector<std::string>& args, const std::string& input = "");
+// One rank each with its own arguments (MPMD), e.g. ranks given different input files.
+RunResult run_simkit_mpmd(const std::vector<std::vector<std::string>>& rank_args, const std::string& input = "");
+
 // A simkit process started with a pipe on its standard input, output and errors to files.
 struct Child {
   int pid = -1;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -26,7 +27,7 @@ Context make_context(const CommonOptions& options) {
   if (!options.memory_budget.empty()) context.memory_budget = parse_byte_size(options.memory_budget);
   context.timings = options.timings;
   context.threads = std::make_unique<ThreadLimit>(options.threads);
-  set_progress_enabled(!options.quiet && ::isatty(STDERR_FILENO));
+  set_progress_enabled(!options.quiet && ::isatty(STDERR_FILENO) && cluster::root());
   return context;
 }
 
@@ -38,6 +39,7 @@ std::vector<std::string> text_files(const std::vector<std::string>& paths, std::
 }
 
 void note(const std::string& line) {
+  if (!cluster::root()) return;  // one voice under mpirun
   std::fprintf(stderr, "simkit: %s\n", one_line(line).c_str());
   std::fflush(stderr);
 }

@@ -13,6 +13,7 @@
 
 #include "cli.hpp"
 #include "line_reader.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/neighbors.hpp"
@@ -130,7 +131,7 @@ struct Session {
         neighbors::query_vector(model, q, where(i));  // refuse directionless queries here
         queries.push_back(std::move(q));
       } catch (const InputError& e) {
-        std::fprintf(stderr, "simkit: error: %s\n", one_line(e.what()).c_str());
+        if (cluster::root()) std::fprintf(stderr, "simkit: error: %s\n", one_line(e.what()).c_str());
         status = kExitBadInput;
       }
     }
@@ -180,6 +181,9 @@ int run_neighbors(NeighborsOptions& options) {
   if (!context.device.cuda && search.precision != neighbors::Precision::Fp32)
     note(fmt::format("--precision {} applies to the GPU; the CPU computes in fp32", options.precision));
 
+  // Every rank reads the model itself (memory-mapped for .skv and .npy) and keeps its share.
+  cluster::check_same_file(options.model);
+  if (!options.words.empty()) cluster::check_same_file(options.words);
   const Model model = load(options.model, options.input_format, options.words, context.timings);
   neighbors::Searcher searcher(model, search);
   if (context.timings && context.device.cuda)
@@ -196,7 +200,7 @@ int run_neighbors(NeighborsOptions& options) {
     }
   }
 
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
   Session session{options, context, model, format, searcher, cpu_check.get(), out};
   if (!options.queries.empty()) {
     for (std::size_t first = 0; first < options.queries.size(); first += options.batch) {
@@ -206,7 +210,7 @@ int run_neighbors(NeighborsOptions& options) {
       session.answer(batch, [&](std::size_t i) { return fmt::format("query {}", first + i + 1); }, false);
     }
   } else {
-    const bool interactive = ::isatty(STDIN_FILENO);
+    const bool interactive = ::isatty(STDIN_FILENO) && cluster::root();
     LineReader reader(STDIN_FILENO);
     std::vector<std::string> lines;
     for (;;) {
@@ -214,7 +218,7 @@ int run_neighbors(NeighborsOptions& options) {
         std::fputs("query> ", stderr);
         std::fflush(stderr);
       }
-      if (!reader.next_batch(lines, interactive ? 1 : options.batch)) break;
+      if (!reader.next_shared_batch(lines, interactive ? 1 : options.batch)) break;
       const std::size_t first_line = reader.line_number() - lines.size() + 1;
       session.answer(lines, [&](std::size_t i) { return fmt::format("stdin:{}", first_line + i); }, true);
     }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 
 namespace simkit::cli {
@@ -69,6 +70,30 @@ bool LineReader::next_batch(std::vector<std::string>& lines, std::size_t max_lin
     if (eof_ || !fill(false)) break;
   }
   return true;
+}
+
+bool LineReader::next_shared_batch(std::vector<std::string>& lines, std::size_t max_lines) {
+  if (cluster::size() == 1) return next_batch(lines, max_lines);
+  // Rank 0's batch as "more\nline number\nline\nline...": lines hold no newline.
+  std::string packed;
+  if (cluster::root()) {
+    const bool more = next_batch(lines, max_lines);
+    packed = (more ? "1\n" : "0\n") + std::to_string(line_number_) + "\n";
+    for (const std::string& line : lines) packed += line + "\n";
+  }
+  packed = cluster::broadcast(std::move(packed));
+  lines.clear();
+  std::size_t at = 0;
+  const auto next_line = [&] {
+    const std::size_t end = packed.find('\n', at);
+    std::string line = packed.substr(at, end - at);
+    at = end + 1;
+    return line;
+  };
+  const bool more = next_line() == "1";
+  line_number_ = std::stoull(next_line());
+  while (at < packed.size()) lines.push_back(next_line());
+  return more;
 }
 
 }  // namespace simkit::cli

@@ -16,6 +16,9 @@ class LineReader {
   // Fills `lines` (cleared first) with at least one line unless at end of input;
   // returns false at end of input with no line.
   bool next_batch(std::vector<std::string>& lines, std::size_t max_lines);
+  // The same under mpirun: rank 0 reads (the launcher gives standard input to it alone)
+  // and every rank gets the batch and line number. Every rank calls it.
+  bool next_shared_batch(std::vector<std::string>& lines, std::size_t max_lines);
   // Number of the last line returned (1-based).
   std::size_t line_number() const { return line_number_; }
 

@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "core/blas_kernel.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 
@@ -16,6 +17,8 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
+int run(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -24,6 +27,26 @@ int main(int argc, char** argv) {
   // (see core/blas_kernel.hpp); OPENBLAS_CORETYPE set by the user always wins.
   restart_with_better_blas(argv);
   install_interrupt_cleanup();
+  try {
+    cluster::start(argc, argv);
+  } catch (const UsageError& e) {
+    return fail(cli::kExitBadInput, e.what());
+  }
+  const int code = run(argc, argv);
+  cluster::stop();
+  return code;
+}
+
+namespace {
+
+// The command, and its outcome agreed with the other ranks under mpirun: every rank exits
+// with the same code, and rank 0 prints the one error line.
+int run(int argc, char** argv) {
+  using namespace simkit;
+  const auto outcome = [](int code, const std::string& error) {
+    const cluster::Verdict verdict = cluster::conclude(code, error);
+    return verdict.error.empty() || !cluster::root() ? verdict.exit_code : fail(verdict.exit_code, verdict.error);
+  };
   CLI::App app{"simkit: finds what is alike, fast: nearest word vectors and analogies, near-duplicate files (ssdeep "
                "fuzzy hashes, edit rates), documents holding every word of a query (posting lists), distributionally similar words (DISCO), nearest-prototype classifiers (GLVQ), correlated streams (sliding-window CCA), on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
                "simkit"};
@@ -42,39 +65,45 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+  } catch (const CLI::CallForHelp& e) {  // the same on every rank: rank 0 prints it
+    return cluster::root() ? app.exit(e) : 0;
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return cluster::root() ? app.exit(e) : 0;
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return cluster::root() ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
     std::string where = "simkit";
     for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
       sub = sub->get_subcommands().front();
       where += " " + sub->get_name();
     }
-    return fail(cli::kExitBadInput, std::string(e.what()) + " (see '" + where + " --help')");
+    return outcome(cli::kExitBadInput, std::string(e.what()) + " (see '" + where + " --help')");
   }
 
   try {
-    if (app.got_subcommand("neighbors")) return neighbors();
-    if (app.got_subcommand("hash")) return hash();
-    if (app.got_subcommand("dedup")) return dedup();
-    if (app.got_subcommand("postings")) return postings();
-    if (app.got_subcommand("disco")) return disco();
-    if (app.got_subcommand("lvq")) return lvq();
-    if (app.got_subcommand("cca")) return cca();
-    if (app.got_subcommand("devices")) return devices();
-    if (app.got_subcommand("bench")) return bench();
-    return fail(cli::kExitBadInput, "no command given (see 'simkit --help')");
+    int code = cli::kExitBadInput;
+    if (app.got_subcommand("neighbors")) code = neighbors();
+    else if (app.got_subcommand("hash")) code = hash();
+    else if (app.got_subcommand("dedup")) code = dedup();
+    else if (app.got_subcommand("postings")) code = postings();
+    else if (app.got_subcommand("disco")) code = disco();
+    else if (app.got_subcommand("lvq")) code = lvq();
+    else if (app.got_subcommand("cca")) code = cca();
+    else if (app.got_subcommand("devices")) code = devices();
+    else if (app.got_subcommand("bench")) code = bench();
+    else return outcome(cli::kExitBadInput, "no command given (see 'simkit --help')");
+    return outcome(code, "");
+  } catch (const cluster::RankFailure& e) {  // another rank failed; all agreed on it
+    return cluster::root() ? fail(e.exit_code(), e.what()) : e.exit_code();
   } catch (const InputError& e) {
-    return fail(cli::kExitBadInput, e.what());
+    return outcome(cli::kExitBadInput, e.what());
   } catch (const UsageError& e) {
-    return fail(cli::kExitBadInput, e.what());
+    return outcome(cli::kExitBadInput, e.what());
   } catch (const std::bad_alloc&) {
-    return fail(cli::kExitFailure, "out of memory");
+    return outcome(cli::kExitFailure, "out of memory");
   } catch (const std::exception& e) {
-    return fail(cli::kExitFailure, e.what());
+    return outcome(cli::kExitFailure, e.what());
   }
 }
+
+}  // namespace

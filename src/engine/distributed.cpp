@@ -1,0 +1,113 @@
+// How the pairwise engine's work is shared out among processes and GPUs, and how the
+// shares' results come back together (simkit/pairwise.hpp; the processes in cluster.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "engine/pairwise_common.hpp"
+#include "simkit/cluster.hpp"
+#include "simkit/pairwise.hpp"
+
+namespace simkit {
+
+namespace {
+
+// Pairs of rows [0, r) of a symmetric job over n rows: row i meets n - i rows.
+double pairs_before(double r, double n) { return r * n - r * (r - 1) / 2; }
+
+// The first row at which the pairs before reach `target` (symmetric), by bisection on
+// whole rows: exact and monotone, so neighbouring shares meet without gap or overlap.
+std::size_t row_with_pairs(std::size_t n, double target) {
+  std::size_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (pairs_before(static_cast<double>(mid), static_cast<double>(n)) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+void append(std::string& out, const void* data, std::size_t bytes) {
+  out.append(static_cast<const char*>(data), bytes);
+}
+
+template <typename T>
+void append_vector(std::string& out, const std::vector<T>& v) {
+  const std::uint64_t n = v.size();
+  append(out, &n, sizeof n);
+  append(out, v.data(), v.size() * sizeof(T));
+}
+
+template <typename T>
+std::vector<T> read_vector(std::string_view& in) {
+  std::uint64_t n = 0;
+  std::memcpy(&n, in.data(), sizeof n);
+  in.remove_prefix(sizeof n);
+  std::vector<T> v(n);
+  if (n > 0) std::memcpy(v.data(), in.data(), n * sizeof(T));
+  in.remove_prefix(n * sizeof(T));
+  return v;
+}
+
+std::string serialise(const TopKLists& lists) {
+  std::string out;
+  const std::uint64_t shape[2] = {lists.rows, lists.k};
+  append(out, shape, sizeof shape);
+  append_vector(out, lists.scores);
+  append_vector(out, lists.indices);
+  return out;
+}
+
+TopKLists deserialise(std::string_view& in) {
+  std::uint64_t shape[2];
+  std::memcpy(shape, in.data(), sizeof shape);
+  in.remove_prefix(sizeof shape);
+  TopKLists lists;
+  lists.rows = shape[0];
+  lists.k = shape[1];
+  lists.scores = read_vector<float>(in);
+  lists.indices = read_vector<std::uint32_t>(in);
+  return lists;
+}
+
+}  // namespace
+
+RowRange share_rows(std::size_t rows, bool symmetric, std::size_t part, std::size_t parts) {
+  parts = std::max<std::size_t>(parts, 1);
+  part = std::min(part, parts - 1);
+  if (!symmetric) return {rows * part / parts, rows * (part + 1) / parts};
+  const double total = pairs_before(static_cast<double>(rows), static_cast<double>(rows));
+  const auto bound = [&](std::size_t p) {
+    return p == 0 ? 0 : p == parts ? rows : row_with_pairs(rows, total * static_cast<double>(p) / static_cast<double>(parts));
+  };
+  return {bound(part), bound(part + 1)};
+}
+
+TopKLists gather_topk(TopKLists mine) {
+  if (cluster::size() == 1) return mine;
+  const std::vector<std::string> parts = cluster::gather(serialise(mine));
+  if (!cluster::root()) return {};
+  TopKLists merged;
+  for (const std::string& part : parts) {
+    std::string_view in(part);
+    TopKLists lists = deserialise(in);
+    if (merged.rows == 0 && merged.k == 0) merged = std::move(lists);
+    else merge_topk(merged, lists);
+  }
+  return merged;
+}
+
+PairwiseResult gather_results(PairwiseResult mine) {
+  if (cluster::size() == 1) return mine;
+  PairwiseResult out;
+  out.topk = gather_topk(std::move(mine.topk));
+  out.pairs = cluster::gather_values<ScoredPair>(mine.pairs);
+  detail::sort_pairs(out.pairs);
+  const std::vector<std::uint64_t> blocks = cluster::gather_values<std::uint64_t>(std::vector<std::uint64_t>{mine.blocks});
+  for (const std::uint64_t b : blocks) out.blocks += b;
+  out.fused = mine.fused;
+  return out;
+}
+
+}  // namespace simkit
