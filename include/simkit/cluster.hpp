@@ -75,6 +75,11 @@ std::uint64_t min(std::uint64_t value);
 // Waits for every rank (and checks in, as every collective does).
 void barrier();
 
+// Root's strings, on every rank.
+std::vector<std::string> broadcast_strings(std::vector<std::string> strings);
+// Every rank's strings, concatenated in rank order, on every rank.
+std::vector<std::string> allgather_strings(const std::vector<std::string>& mine);
+
 // Plain values through broadcast and gather.
 template <typename T>
 std::vector<T> broadcast_values(std::vector<T> values) {

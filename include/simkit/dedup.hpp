@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "simkit/ctph.hpp"
+#include "simkit/pairwise.hpp"
 
 namespace simkit {
 class Progress;
@@ -23,6 +24,7 @@ std::vector<std::string> list_files(const std::vector<std::string>& paths, bool 
 
 // The CTPH signature of every file, in the order given, hashed in parallel. Throws
 // InputError naming the first file that cannot be read. Advances `progress` by one a file.
+// Under mpirun each rank hashes its share and every rank gets every signature.
 std::vector<std::string> hash_files(const std::vector<std::string>& files, Progress* progress);
 
 // A pair of signatures (indices a < b into the list matched) and its score.
@@ -36,14 +38,25 @@ struct Match {
 // all cores. Only pairs whose block sizes are equal or double, and that are identical or
 // share a 7-character substring in parts of the same block size, are scored: the others
 // score 0. Advances `progress` by one a signature.
+// With `share`, only the pairs (i, j) whose i lies in this worker's rows
+// (share_rows(n, true, ...)).
 std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int threshold,
-                             Progress* progress = nullptr);
+                             Progress* progress = nullptr, Share share = {});
 
 // The same pairs on CUDA device `device`: every pair of compatible block sizes scored by
 // bit-parallel kernels. `device_ms`, when given, receives the kernels' time. A CPU-only
 // build throws Failure.
+// With `share`, the worker's share of each block-size group's rows (so that each worker
+// meets every group), its pairs in any row order: gather and sort them.
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
-                                 double* device_ms = nullptr);
+                                 double* device_ms = nullptr, Share share = {});
+
+// match_all or match_all_gpu shared out among the run's workers (each GPU of `devices`,
+// or the CPU when it is empty, in each rank under mpirun; include/simkit/cluster.hpp):
+// every pair on rank 0, sorted by (a, b); the other ranks get none.
+std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,
+                                const std::vector<int>& devices, Progress* progress = nullptr,
+                                double* device_ms = nullptr);
 
 // The thesis's edit-rate pipeline (seed 000, chapter 4): every pair of documents a, b
 // whose edit distance d (Levenshtein, unit costs) has d / (|a| + |b|) < rate.
@@ -64,6 +77,7 @@ struct RateOptions {
   double candidate_factor = 3;
   std::uint32_t guaranteed_edits = 3;  // 0..16
   int device = -1;  // the CUDA device for the signature pairs; -1: the CPU
+  std::vector<int> devices;  // several GPUs of this process (device: the first); empty: just `device`
   EditKernel kernel = EditKernel::bit_parallel;
   std::size_t memory_budget = 0;  // bytes of documents kept in memory for verification; 0: 1 GiB
 };
@@ -81,6 +95,10 @@ struct RateStats {
   double device_ms = 0;
 };
 // Pairs sorted by (a, b). Throws InputError naming a file that cannot be read.
+// Under mpirun (include/simkit/cluster.hpp) each rank signs its share of the files, the
+// signature pairs are shared out among the run's workers (each GPU of `devices`, or the
+// CPU, in each rank) by rows of every group, each rank verifies its own candidates, and
+// the pairs come together on rank 0 (the other ranks get none).
 std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const RateOptions& options,
                                    RateStats* stats = nullptr, Progress* progress = nullptr);
 

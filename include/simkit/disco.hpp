@@ -110,6 +110,7 @@ struct AllPairsOptions {
   Form form = Form::dense;
   std::size_t features = 0;
   int device = -1;              // CUDA device; -1 = the CPU
+  std::vector<int> devices;     // several GPUs of this process (device: the first); empty: just `device`
   Precision precision = Precision::fp32;  // GPU, dense: the products' arithmetic
   ProductKernel kernel = ProductKernel::automatic;
   std::size_t memory_budget = 0;
@@ -121,6 +122,10 @@ std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t feature
 void make_dense(Model& model, std::size_t features);
 // Rows are words, best first, ties by lower index (the more frequent word); a word never
 // lists itself. `device_ms`, when given, receives the GPU engine's time.
+// The words are shared out among the run's workers (each GPU of `devices`, or the CPU, in
+// each rank under mpirun; include/simkit/cluster.hpp), balanced by the pairs each scores,
+// and the lists come back together on rank 0 (other ranks get empty lists). With several
+// workers the dense form goes through cuBLAS (the fused self-join takes a whole matrix).
 TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress = nullptr,
                     double* device_ms = nullptr);
 

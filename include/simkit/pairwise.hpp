@@ -66,6 +66,14 @@ struct PairwiseResult {
 // symmetric job row i meets the rows from i on, so the first rows weigh the most.
 // Contiguous, in order, covering every row once.
 RowRange share_rows(std::size_t rows, bool symmetric, std::size_t part, std::size_t parts);
+// A worker's part of a job shared among `parts` workers.
+struct Share {
+  std::size_t part = 0;
+  std::size_t parts = 1;
+};
+inline RowRange share_rows(std::size_t rows, bool symmetric, Share share) {
+  return share_rows(rows, symmetric, share.part, share.parts);
+}
 
 // The results of a job's shares (a_rows), one from each rank (include/simkit/cluster.hpp),
 // merged on rank 0: top-k lists row by row (ties by lower index; a row's lists from
@@ -73,6 +81,10 @@ RowRange share_rows(std::size_t rows, bool symmetric, std::size_t part, std::siz
 // Other ranks get an empty result.
 PairwiseResult gather_results(PairwiseResult mine);
 TopKLists gather_topk(TopKLists mine);
+
+// Runs work(w) for each of this process's `workers` (one a GPU it drives): in a thread
+// each when there are several; then rethrows the first worker's exception.
+void run_workers(std::size_t workers, const std::function<void(std::size_t)>& work);
 
 // Fills out[(i - a.begin) * ld + (j - b.begin)] with score(i, j) for i in a, j in b.
 // Called concurrently from several threads on disjoint blocks.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <vector>
 
@@ -227,6 +228,47 @@ void barrier() {
 #ifdef SIMKIT_HAVE_MPI
   if (state.mpi) MPI_Barrier(MPI_COMM_WORLD);
 #endif
+}
+
+namespace {
+
+std::string pack(const std::vector<std::string>& strings) {
+  std::string out;
+  for (const std::string& s : strings) {
+    const std::uint64_t n = s.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += s;
+  }
+  return out;
+}
+
+void unpack(std::string_view in, std::vector<std::string>& out) {
+  while (!in.empty()) {
+    std::uint64_t n = 0;
+    std::memcpy(&n, in.data(), sizeof n);
+    out.emplace_back(in.substr(sizeof n, n));
+    in.remove_prefix(sizeof n + n);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> broadcast_strings(std::vector<std::string> strings) {
+  if (size() == 1) return strings;
+  const std::string packed = broadcast(root() ? pack(strings) : std::string());
+  strings.clear();
+  unpack(packed, strings);
+  return strings;
+}
+
+std::vector<std::string> allgather_strings(const std::vector<std::string>& mine) {
+  if (size() == 1) return mine;
+  std::string all;
+  for (const std::string& part : gather(pack(mine))) all += part;
+  all = broadcast(std::move(all));
+  std::vector<std::string> out;
+  unpack(all, out);
+  return out;
 }
 
 void check_same_file(const std::string& path) {

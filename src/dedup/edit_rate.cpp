@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -12,6 +13,7 @@
 #include "dedup/compatible.hpp"
 #include "dedup/edit_distance.hpp"
 #include "dedup/file_bytes.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/progress.hpp"
 
@@ -75,55 +77,72 @@ struct CandidateRule {
 // pathologically repetitive text has that many pieces at its length's block size.
 bool unsignable(const Document& doc) { return doc.signature.text.size() > kMaxPairString; }
 
-// Signature pairs that the rule keeps, as document pairs (the x document first, so that a
-// row's pairs stay together): each group of equal block size with itself, and each
-// group's doubled signatures with the group of twice its block size.
-std::vector<std::pair<std::uint32_t, std::uint32_t>> signature_candidates(const std::vector<Document>& docs,
-                                                                          const std::vector<std::uint32_t>& signable,
-                                                                          const RateOptions& options,
-                                                                          double* device_ms) {
+using DocPairs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+// Signature pairs that the rule keeps, as document pairs (the x document first), of one
+// worker: its share of each group's rows (every worker meets every group), on the CPU or
+// GPU `device`. Each group of equal block size meets itself, and its doubled signatures
+// meet the group of twice its block size.
+DocPairs signature_candidates(const std::vector<Document>& docs, const std::vector<std::uint32_t>& signable,
+                              const RateOptions& options, int device, Share share, double* device_ms) {
   std::vector<std::uint64_t> sizes(signable.size());
   for (std::size_t i = 0; i < signable.size(); ++i) sizes[i] = docs[signable[i]].signature.block_size;
   const CompatibleGroups groups(sizes);
   const auto doc_at = [&](std::uint32_t k) { return signable[groups.order()[k]]; };
   const CandidateRule rule{options};
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  DocPairs out;
+  // Strings of group positions [begin, end): texts, or the doubled signatures.
+  const auto strings = [&](std::uint32_t begin, std::uint32_t end, bool doubled) {
+    StringSet set;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const ctph::RateSignature& s = docs[doc_at(k)].signature;
+      set.add(doubled ? s.doubled : s.text);
+    }
+    return set;
+  };
+  // The pairs of xs (group positions from x0) and ys (from y0) the rule keeps.
+  const auto meet = [&](const StringSet& xs, std::uint32_t x0, const StringSet& ys, std::uint32_t y0, bool triangle) {
+    double ms = 0;
+    const std::vector<EditPair> pairs =
+        device >= 0 ? edit_pairs_gpu(xs, ys, triangle, rule.signatures(), options.kernel, device, &ms)
+                    : edit_pairs_cpu(xs, ys, triangle, rule.signatures());
+    if (device_ms != nullptr) *device_ms += ms;
+    for (const EditPair& p : pairs) {
+      const std::uint32_t a = doc_at(x0 + p.a), b = doc_at(y0 + p.b);
+      if (rule.keeps(p, xs[p.a].size(), ys[p.b].size(), docs[a], docs[b])) out.emplace_back(a, b);
+    }
+  };
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
     const auto& gx = groups.groups()[meeting.x];
     const auto& gy = groups.groups()[meeting.y];
-    StringSet xs, ys;
-    for (std::uint32_t k = gx.begin; k < gx.end; ++k) {
-      const ctph::RateSignature& s = docs[doc_at(k)].signature;
-      xs.add(meeting.same() ? s.text : s.doubled);
-    }
-    if (!meeting.same())
-      for (std::uint32_t k = gy.begin; k < gy.end; ++k) ys.add(docs[doc_at(k)].signature.text);
-    const StringSet& other = meeting.same() ? xs : ys;
-    double ms = 0;
-    const std::vector<EditPair> pairs =
-        options.device >= 0
-            ? edit_pairs_gpu(xs, other, meeting.same(), rule.signatures(), options.kernel, options.device, &ms)
-            : edit_pairs_cpu(xs, other, meeting.same(), rule.signatures());
-    if (device_ms != nullptr) *device_ms += ms;
-    for (const EditPair& p : pairs) {
-      const std::uint32_t a = doc_at(gx.begin + p.a), b = doc_at(gy.begin + p.b);
-      if (rule.keeps(p, xs[p.a].size(), other[p.b].size(), docs[a], docs[b])) out.emplace_back(a, b);
+    const RowRange mine = share_rows(gx.end - gx.begin, meeting.same(), share);
+    const auto lo = gx.begin + static_cast<std::uint32_t>(mine.begin), hi = gx.begin + static_cast<std::uint32_t>(mine.end);
+    if (lo == hi) continue;
+    const StringSet xs = strings(lo, hi, !meeting.same());
+    if (meeting.same()) {
+      // Rows [lo, hi) with every later row of the group: among themselves, then with the rest.
+      meet(xs, lo, xs, lo, true);
+      if (hi < gx.end) meet(xs, lo, strings(hi, gx.end, false), hi, false);
+    } else {
+      meet(xs, lo, strings(gy.begin, gy.end, false), gy.begin, false);
     }
   }
   return out;
 }
 
-// Every pair of an unsignable document with any other whose length allows the rate.
-std::vector<std::pair<std::uint32_t, std::uint32_t>> unsignable_candidates(const std::vector<Document>& docs,
-                                                                           const std::vector<std::uint32_t>& unsigned_docs,
-                                                                           double rate) {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
-  if (unsigned_docs.empty()) return out;
+// Every pair of an unsignable document (of this worker's share of them) with any other
+// whose length allows the rate.
+DocPairs unsignable_candidates(const std::vector<Document>& docs, const std::vector<std::uint32_t>& unsigned_docs,
+                               double rate, Share share) {
+  DocPairs out;
+  const RowRange mine = share_rows(unsigned_docs.size(), false, share);
+  if (mine.size() == 0) return out;
   std::vector<std::uint32_t> by_length(docs.size());
   for (std::uint32_t i = 0; i < by_length.size(); ++i) by_length[i] = i;
   std::stable_sort(by_length.begin(), by_length.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return docs[a].length < docs[b].length; });
-  for (const std::uint32_t e : unsigned_docs) {
+  for (std::size_t u = mine.begin; u < mine.end; ++u) {
+    const std::uint32_t e = unsigned_docs[u];
     const std::uint64_t le = docs[e].length;
     // |le - l| < rate * (le + l) holds only for l > le * (1 - rate) / (1 + rate).
     const auto shortest = static_cast<std::uint64_t>(static_cast<double>(le) * (1 - rate) / (1 + rate));
@@ -140,6 +159,44 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> unsignable_candidates(const
     }
   }
   return out;
+}
+
+// Every rank's signatures and lengths (rows [mine) of docs are this rank's) to every rank.
+void share_signatures(std::vector<Document>& docs, RowRange mine) {
+  std::string packed;
+  const auto put = [&](const void* data, std::size_t n) { packed.append(static_cast<const char*>(data), n); };
+  const auto put_text = [&](const std::string& t) {
+    const std::uint64_t n = t.size();
+    put(&n, sizeof n);
+    packed += t;
+  };
+  for (std::size_t i = mine.begin; i < mine.end; ++i) {
+    put(&docs[i].signature.block_size, sizeof(std::uint64_t));
+    put(&docs[i].length, sizeof(std::uint64_t));
+    put_text(docs[i].signature.text);
+    put_text(docs[i].signature.doubled);
+  }
+  const std::vector<std::string> parts = cluster::gather(packed);
+  std::string all;
+  for (const std::string& part : parts) all += part;
+  all = cluster::broadcast(std::move(all));
+  std::size_t at = 0;
+  const auto get = [&](void* data, std::size_t n) {
+    std::memcpy(data, all.data() + at, n);
+    at += n;
+  };
+  const auto get_text = [&](std::string& t) {
+    std::uint64_t n = 0;
+    get(&n, sizeof n);
+    t.assign(all.data() + at, n);
+    at += n;
+  };
+  for (std::size_t i = 0; i < docs.size(); ++i) {  // the shares come in rank order: every document once
+    get(&docs[i].signature.block_size, sizeof(std::uint64_t));
+    get(&docs[i].length, sizeof(std::uint64_t));
+    get_text(docs[i].signature.text);
+    get_text(docs[i].signature.doubled);
+  }
 }
 
 }  // namespace
@@ -162,7 +219,11 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   const std::size_t keep_budget = options.memory_budget != 0 ? options.memory_budget : kDefaultKeptBytes;
   std::atomic<std::size_t> kept_bytes{0};
   tbb::enumerable_thread_specific<FileBytes> readers;
-  tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t i) {
+  // Under mpirun each rank reads and signs its share of the files, then every rank gets
+  // every signature; a rank keeps only its own share's bytes.
+  const RowRange mine = share_rows(files.size(), false, static_cast<std::size_t>(cluster::rank()),
+                                   static_cast<std::size_t>(cluster::size()));
+  tbb::parallel_for(mine.begin, mine.end, [&](std::size_t i) {
     const auto bytes = readers.local().load(files[i]);
     docs[i].signature = ctph::rate_signature(bytes, options.signature_length);
     docs[i].length = bytes.size();
@@ -172,15 +233,28 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
       kept_bytes.fetch_sub(bytes.size());
     if (progress != nullptr) progress->advance(1);
   });
+  if (cluster::size() > 1) share_signatures(docs, mine);
   s.signature_seconds = seconds_since(start);
 
   start = Clock::now();
   std::vector<std::uint32_t> signable, unsigned_docs;
   for (std::uint32_t i = 0; i < docs.size(); ++i) (unsignable(docs[i]) ? unsigned_docs : signable).push_back(i);
   s.unsigned_documents = unsigned_docs.size();
-  auto pairs = signature_candidates(docs, signable, options, &s.device_ms);
-  const auto more = unsignable_candidates(docs, unsigned_docs, options.rate);
-  pairs.insert(pairs.end(), more.begin(), more.end());
+  // The candidates: a worker a GPU (or the CPU) in each rank, each its share of every group.
+  std::vector<int> gpus = options.devices;
+  if (gpus.empty() && options.device >= 0) gpus.push_back(options.device);
+  const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
+  std::vector<DocPairs> found(parts.local);
+  std::vector<double> ms(parts.local, 0);
+  run_workers(parts.local, [&](std::size_t w) {
+    const Share share{parts.first + w, parts.total};
+    found[w] = signature_candidates(docs, signable, options, gpus.empty() ? -1 : gpus[w], share, &ms[w]);
+    const DocPairs more = unsignable_candidates(docs, unsigned_docs, options.rate, share);
+    found[w].insert(found[w].end(), more.begin(), more.end());
+  });
+  s.device_ms = *std::max_element(ms.begin(), ms.end());
+  DocPairs pairs;
+  for (const DocPairs& part : found) pairs.insert(pairs.end(), part.begin(), part.end());
   // An edit distance is at least the difference of the lengths: pairs too unequal in
   // length cannot pass, whatever their signatures say.
   std::erase_if(pairs, [&](const auto& p) {
@@ -226,6 +300,12 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   group.run_and_wait([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(long_count, pairs.size()), verify_range); });
   std::vector<RateMatch> all;
   for (auto& v : verifiers) all.insert(all.end(), v.found.begin(), v.found.end());
+  if (cluster::size() > 1) {  // every rank's pairs on rank 0; the candidates of all ranks counted
+    all = cluster::gather_values<RateMatch>(all);
+    std::vector<std::uint64_t> count = {s.candidates};
+    cluster::sum(count);
+    s.candidates = count[0];
+  }
   std::sort(all.begin(), all.end(), [](const RateMatch& p, const RateMatch& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
   s.verify_seconds = seconds_since(start);
   return all;

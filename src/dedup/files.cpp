@@ -15,6 +15,7 @@
 
 #include "core/text.hpp"
 #include "dedup/file_bytes.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -107,15 +108,18 @@ std::span<const unsigned char> FileBytes::load(const std::string& path) {
 }
 
 std::vector<std::string> hash_files(const std::vector<std::string>& files, Progress* progress) {
-  std::vector<std::string> signatures(files.size());
+  // Under mpirun each rank hashes its share of the files, then every rank gets them all.
+  const RowRange mine = share_rows(files.size(), false, static_cast<std::size_t>(cluster::rank()),
+                                   static_cast<std::size_t>(cluster::size()));
+  std::vector<std::string> signatures(mine.size());
   // Each file is read, hashed and released by one task; the first failure stops the rest.
   tbb::enumerable_thread_specific<FileBytes> readers;
-  tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t i) {
+  tbb::parallel_for(mine.begin, mine.end, [&](std::size_t i) {
     const std::span<const unsigned char> bytes = readers.local().load(files[i]);
-    signatures[i] = ctph::hash(bytes);
+    signatures[i - mine.begin] = ctph::hash(bytes);
     if (progress != nullptr) progress->advance(1);
   });
-  return signatures;
+  return cluster::allgather_strings(signatures);
 }
 
 }  // namespace simkit::dedup

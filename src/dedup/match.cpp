@@ -80,7 +80,8 @@ Index build_index(const std::vector<ctph::Prepared>& signatures) {
 
 }  // namespace
 
-std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int threshold, Progress* progress) {
+std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int threshold, Progress* progress,
+                             Share share) {
   threshold = std::clamp(threshold, 1, 100);  // the index finds only pairs scoring above 0
   std::vector<std::uint64_t> sizes(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
@@ -92,7 +93,8 @@ std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int 
     std::vector<std::uint32_t> seen;  // seen[j] == i + 1: j already met i
   };
   tbb::enumerable_thread_specific<Scratch> scratch;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, signatures.size(), 256), [&](const auto& range) {
+  const RowRange rows = share_rows(signatures.size(), true, share);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(rows.begin, rows.end, 256), [&](const auto& range) {
     Scratch& local = scratch.local();
     local.seen.resize(signatures.size(), 0);
     for (std::size_t i = range.begin(); i != range.end(); ++i) {

@@ -4,7 +4,7 @@
 
 namespace simkit::dedup {
 
-std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>&, int, int, double*) {
+std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
   throw Failure("this simkit was built without CUDA");
 }
 

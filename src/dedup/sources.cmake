@@ -3,6 +3,7 @@ list(APPEND SIMKIT_CPU_SOURCES
   dedup/ctph_compare.cpp
   dedup/files.cpp
   dedup/match.cpp
+  dedup/match_shared.cpp
   dedup/hash_list.cpp
   dedup/edit_rate.cpp
 )

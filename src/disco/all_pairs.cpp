@@ -9,6 +9,7 @@
 #include "core/blas_kernel.hpp"
 #include "disco/dense.hpp"
 #include "disco/gpu.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/pairwise.hpp"
 
@@ -40,15 +41,11 @@ void make_dense(Model& model, std::size_t features) {
     rows.for_each(model, w, [&](std::size_t c, float mi) { model.dense[w * rows.width + c] = mi; });
 }
 
-TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress, double* device_ms) {
-  if (model.size() > 0xFFFFFFFEull) throw Failure("too many words for 32-bit indices");
-  PairwiseJob job;
-  job.rows_a = job.rows_b = model.size();
-  job.k = options.k;
-  job.symmetric = true;
-  job.exclude_self = true;
-  job.memory_budget = options.memory_budget;
-  job.progress = progress;
+namespace {
+
+// One worker's lists: the pairs of `job` (its a_rows share, or all) on the CPU or options.device.
+TopKLists all_pairs_on(const Model& model, const AllPairsOptions& options, const PairwiseJob& job,
+                       double* device_ms) {
   const auto sparse = [&] {
     return pairwise_cpu(job, [&](RowRange a, RowRange b, float* out, std::size_t ld) {
              for (std::size_t i = a.begin; i < a.end; ++i)
@@ -79,6 +76,40 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
                s = d > 0 ? s / d : 0.0f;
              }
          }).topk;
+}
+
+}  // namespace
+
+TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress, double* device_ms) {
+  if (model.size() > 0xFFFFFFFEull) throw Failure("too many words for 32-bit indices");
+  PairwiseJob job;
+  job.rows_a = job.rows_b = model.size();
+  job.k = options.k;
+  job.symmetric = true;
+  job.exclude_self = true;
+  job.memory_budget = options.memory_budget;
+  job.progress = progress;
+  std::vector<int> gpus = options.devices;
+  if (gpus.empty() && options.device >= 0) gpus.push_back(options.device);
+  const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
+  if (parts.total == 1) return all_pairs_on(model, options, job, device_ms);
+  if (options.kernel == ProductKernel::simkit)
+    throw UsageError("--kernel simkit scores a whole matrix on one GPU; with several GPUs or ranks use --kernel cublas");
+  // A worker a GPU of this process (or the CPU), each with its share of the words.
+  std::vector<TopKLists> lists(parts.local);
+  std::vector<double> ms(parts.local, 0);
+  run_workers(parts.local, [&](std::size_t p) {
+    PairwiseJob mine = job;
+    mine.a_rows = share_rows(model.size(), true, parts.first + p, parts.total);
+    AllPairsOptions on = options;
+    on.kernel = ProductKernel::cublas;
+    on.device = gpus.empty() ? -1 : gpus[p];
+    on.devices.clear();
+    lists[p] = all_pairs_on(model, on, mine, &ms[p]);
+  });
+  if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
+  for (std::size_t p = 1; p < lists.size(); ++p) merge_topk(lists[0], lists[p]);
+  return gather_topk(std::move(lists[0]));
 }
 
 }  // namespace simkit::disco

@@ -27,6 +27,7 @@ std::string sample_vectors() { return (test::source_dir() / "data/samples/vector
 void expect_same_under_mpi(const std::vector<std::string>& args, const std::string& input = "") {
   const test::RunResult alone = test::run_simkit(args, input);
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_GT(alone.out.size(), 100u) << "a job with something to share: " << args.front();
   for (const int ranks : {2, 3}) {
     const test::RunResult r = test::run_simkit_mpi(ranks, args, input);
     EXPECT_EQ(r.exit_code, alone.exit_code) << ranks << " ranks: " << r.err;
@@ -60,6 +61,34 @@ TEST(ClusterCli, NeighborsEqualOneProcess) {
     EXPECT_EQ(r.out, alone.out);
     EXPECT_EQ(r.err, alone.err);  // the refusal once, from rank 0
   }
+}
+
+TEST(ClusterCli, DiscoAllPairsEqualOneProcess) {
+  SIMKIT_REQUIRE_MPI();
+  const test::TempDir dir;
+  const std::string model = (dir / "brown.skd").string();
+  const test::RunResult built = test::run_simkit(
+      {"disco", "build", (test::source_dir() / "data/samples/postings/brown-sample.txt").string(), "--words", "3000", "-o",
+       model});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  for (const std::string form : {"dense", "sparse"})
+    expect_same_under_mpi({"disco", "similar", "--device", "cpu", "--model", model, "--all", "--k", "5", "--form", form,
+                           "--features", "300"});
+}
+
+TEST(ClusterCli, DedupEqualOneProcess) {
+  SIMKIT_REQUIRE_MPI();
+  const std::string boost = (test::source_dir() / "data/samples/boost").string();
+  expect_same_under_mpi({"hash", "-r", boost});
+  expect_same_under_mpi({"dedup", "--device", "cpu", boost});
+  expect_same_under_mpi({"dedup", "--device", "cpu", "--clusters", "--format", "json", boost});
+  expect_same_under_mpi({"dedup", "--device", "cpu", "--mode", "edit-rate", "--rate", "0.1", boost});
+  // From a hash list, which rank 0 alone reads.
+  const test::TempDir dir;
+  const test::RunResult list = test::run_simkit({"hash", "-r", boost});
+  ASSERT_EQ(list.exit_code, 0);
+  test::write_file(dir / "boost.ssdeep", list.out);
+  expect_same_under_mpi({"dedup", "--device", "cpu", "-t", "30", (dir / "boost.ssdeep").string()});
 }
 
 TEST(ClusterCli, AMissingInputStopsEveryRankWithOneLine) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -39,7 +40,7 @@ struct Inputs {
   std::vector<std::string> signatures;    // by place in names; empty for documents until hashed
 };
 
-Inputs gather(const std::vector<std::string>& paths) {
+Inputs read_inputs(const std::vector<std::string>& paths) {
   Inputs in;
   const auto add_document = [&](const std::string& file) {
     in.document_at.push_back(in.names.size());
@@ -61,6 +62,22 @@ Inputs gather(const std::vector<std::string>& paths) {
     }
     for (const std::string& file : files) add_document(file);
   }
+  return in;
+}
+
+// The inputs as rank 0 reads them, on every rank (each then reads its share of the files).
+Inputs gather(const std::vector<std::string>& paths) {
+  if (cluster::size() == 1) return read_inputs(paths);
+  Inputs in;
+  if (cluster::root()) in = read_inputs(paths);
+  std::vector<std::string> at;
+  for (const std::size_t k : in.document_at) at.push_back(std::to_string(k));
+  in.names = cluster::broadcast_strings(std::move(in.names));
+  in.documents = cluster::broadcast_strings(std::move(in.documents));
+  in.signatures = cluster::broadcast_strings(std::move(in.signatures));
+  at = cluster::broadcast_strings(std::move(at));
+  in.document_at.clear();
+  for (const std::string& k : at) in.document_at.push_back(std::stoull(k));
   return in;
 }
 
@@ -145,11 +162,10 @@ std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& contex
   auto start = std::chrono::steady_clock::now();
   std::vector<dedup::Match> matches;
   double device_ms = 0;
-  if (context.device.cuda) {
-    matches = dedup::match_all_gpu(prepared, options.threshold, context.device.index, &device_ms);
-  } else {
-    Progress progress("matching", prepared.size(), "signatures");
-    matches = dedup::match_all(prepared, options.threshold, &progress);
+  {
+    Progress progress("matching", context.device.cuda ? 0 : prepared.size(), "signatures");
+    matches = dedup::match_shared(prepared, options.threshold, context.device.cuda ? context.device.indices : std::vector<int>{},
+                                  &progress, &device_ms);
   }
   if (context.timings)
     note(fmt::format("timing: matched {} signatures on {} in {:.3f} s{}: {} pairs", prepared.size(), context.device.name,
@@ -169,6 +185,7 @@ std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, 
   else if (options.kernel == "bits") options.rate.kernel = dedup::EditKernel::bit_parallel;
   else throw UsageError(fmt::format("--kernel {}: expected shared, global or bits", quote(options.kernel)));
   options.rate.device = context.device.cuda ? context.device.index : -1;
+  options.rate.devices = context.device.cuda ? context.device.indices : std::vector<int>{};
   options.rate.memory_budget = context.memory_budget;
   dedup::RateStats stats;
   std::vector<dedup::RateMatch> matches;
@@ -196,7 +213,7 @@ int run_dedup(DedupOptions& options) {
   if (options.threshold < 1 || options.threshold > 100) throw UsageError("--threshold must be 1..100");
   const Context context = make_context(options.common);
   const auto start = std::chrono::steady_clock::now();
-  Inputs in = gather(options.paths);
+  Inputs in = gather(options.paths);  // rank 0 reads the lists and walks the folders
   std::vector<Found> found;
   if (options.mode == "ssdeep") {
     std::vector<std::string> hashed;
@@ -212,7 +229,7 @@ int run_dedup(DedupOptions& options) {
     found = run_edit_rate(options, context, in);
   }
   // Written only once everything is found: a failure leaves no partial output.
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
   out.write(render(options, in, found));
   out.commit();
   return kExitOk;

@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "simkit/disco.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/progress.hpp"
@@ -54,7 +55,7 @@ int run_build(const BuildOptions& options) {
   if (model.size() == 0)
     throw InputError(Location{files.size() == 1 ? files[0] : options.corpus[0]},
                      "the corpus has no word that could be paired (empty, or only stop words)");
-  disco::write_model(model, options.output);
+  if (cluster::root()) disco::write_model(model, options.output);
   if (context.timings)
     note(fmt::format("timing: counted {:.1f} MB in {:.3f} s ({:.1f} MB/s): {} words, {} features of MI > 0",
                      bytes / 1e6, seconds_since(start), bytes / 1e6 / seconds_since(start), model.size(),
@@ -67,7 +68,7 @@ int run_compare(const QueryOptions& options) {
   make_context(options.common);
   const disco::Model model = disco::read_model(options.model);
   const std::size_t a = disco::lookup(model, options.words[0]), b = disco::lookup(model, options.words[1]);
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
   out.write(fmt::format("{}\t{}\t{:.6f}\n", options.words[0], options.words[1], disco::similarity(model, a, b)));
   out.commit();
   return kExitOk;
@@ -101,7 +102,10 @@ int run_similar_all(const QueryOptions& options, const Context& context, const d
   all.precision = precision_of(options.precision);
   all.kernel = kernel_of(options.kernel);
   all.memory_budget = context.memory_budget;
-  if (context.device.cuda) all.device = context.device.index;
+  if (context.device.cuda) {
+    all.device = context.device.index;
+    all.devices = context.device.indices;
+  }
   const auto start = std::chrono::steady_clock::now();
   TopKLists lists;
   double device_ms = -1;
@@ -114,7 +118,7 @@ int run_similar_all(const QueryOptions& options, const Context& context, const d
                      all.form == disco::Form::dense ? fmt::format(", {} columns", disco::dense_columns(model, all.features).size()) : "",
                      all.device >= 0 ? context.device.name : "cpu", seconds_since(start),
                      device_ms >= 0 ? fmt::format(" ({:.1f} ms on the device)", device_ms) : ""));
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
   fmt::memory_buffer text;
   const auto flush = [&](bool last) {
     if (text.size() > (1u << 20) || last) out.write({text.data(), text.size()}), text.clear();
@@ -152,6 +156,7 @@ int run_similar(const QueryOptions& options) {
   if (options.format != "tsv") throw UsageError(fmt::format("--format {}: expected tsv", quote(options.format)));
   if (options.k == 0) throw UsageError("--k must be at least 1");
   const Context context = make_context(options.common);
+  cluster::check_same_file(options.model);  // every rank reads the model itself
   const disco::Model model = disco::read_model(options.model);
   if (options.all || options.full) return run_similar_all(options, context, model);
   if (options.words.empty()) throw UsageError("give words, or --all");
@@ -162,7 +167,7 @@ int run_similar(const QueryOptions& options) {
     for (const disco::Neighbour& n : disco::most_similar(model, row, options.k))
       text += fmt::format("{}\t{}\t{}\t{:.6f}\n", word, ++rank, model.words[n.word], n.score);
   }
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
   out.write(text);
   out.commit();
   return kExitOk;
@@ -171,7 +176,7 @@ int run_similar(const QueryOptions& options) {
 int run_evaluate(const QueryOptions& options) {
   make_context(options.common);
   const disco::Model model = disco::read_model(options.model);
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
   for (const std::string& gold : options.words) {
     const disco::Evaluation e = disco::evaluate(model, disco::read_gold(gold));
     out.write(fmt::format("{}\tspearman\t{:.4f}\tcovered\t{}\tof\t{}\n", gold, e.rho, e.covered, e.pairs));

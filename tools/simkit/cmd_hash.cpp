@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/io.hpp"
 #include "simkit/progress.hpp"
@@ -38,7 +39,7 @@ int run_hash(const HashOptions& options) {
     signatures = dedup::hash_files(files, &progress);
   }
   // Written only once every file is hashed: a failure leaves no partial list.
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
   if (!options.bare) out.write(std::string(dedup::kSsdeepHeader) + "\n");
   for (std::size_t i = 0; i < files.size(); ++i) out.write(dedup::list_line(signatures[i], files[i]));
   out.commit();

@@ -204,7 +204,7 @@ cuda::DeviceBuffer<T> upload(const std::vector<T>& host) {
 }  // namespace
 
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
-                                 double* device_ms) {
+                                 double* device_ms, Share share) {
   threshold = std::clamp(threshold, 1, 100);
   std::vector<std::uint64_t> sizes(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
@@ -213,7 +213,7 @@ std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, 
   std::vector<unsigned char> lengths;
   if (!encode(signatures, groups.order(), codes, lengths)) {
     if (device_ms != nullptr) *device_ms = 0;
-    return match_all(signatures, threshold);
+    return match_all(signatures, threshold, nullptr, share);
   }
 
   const cuda::DeviceGuard guard(device);
@@ -233,9 +233,14 @@ std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, 
   double total_ms = 0;
   cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
-    const auto& gx = groups.groups()[meeting.x];
     const auto& gy = groups.groups()[meeting.y];
+    auto gx = groups.groups()[meeting.x];
     if (meeting.same() && gx.end - gx.begin < 2) continue;
+    // This worker's rows of the group: every worker meets every group.
+    const RowRange mine = share_rows(gx.end - gx.begin, meeting.same(), share);
+    gx.end = gx.begin + static_cast<std::uint32_t>(mine.end);
+    gx.begin += static_cast<std::uint32_t>(mine.begin);
+    if (gx.begin == gx.end) continue;
     const dim3 grid((gx.end - gx.begin + kTile - 1) / kTile, (gy.end - gy.begin + kChunk - 1) / kChunk);
     if (grid.y > 65535) throw Failure("too many signatures of one block size for the GPU matcher");
     for (;;) {  // again with a larger buffer when the matches did not fit
