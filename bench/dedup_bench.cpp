@@ -359,6 +359,8 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", sizes_text, "document counts, comma-separated (edited copies make up a shortfall)");
   app.add_option("--scratch", scratch, "folder for the edited copies");
   app.add_option("--recall", recall_dirs, "folders for the recall check (edit-rate mode)");
+  std::string write_list;
+  app.add_option("--write-list", write_list, "write --synthetic N signatures made from --list as an ssdeep list, then stop");
   app.add_option("--recall-files", recall_files, "files drawn from each --recall folder");
   app.add_option("--rate", options.rate);
   app.add_option("--sig-length", options.signature_length);
@@ -370,6 +372,13 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (!write_list.empty()) {  // the data of the whole-command runs (bench/distributed.sh)
+      std::string text = std::string(dedup::kSsdeepHeader) + "\n";
+      const auto signatures = synthetic_signatures(list_signatures(list), synthetic, 20261123);
+      for (std::size_t i = 0; i < signatures.size(); ++i) text += dedup::list_line(signatures[i], fmt::format("s{}", i));
+      write_file_atomically(write_list, text);
+      return 0;
+    }
     const Device device = resolve_device(parse_device(device_name));
     nlohmann::json report = {{"device", device.name}};
     if (!list.empty()) {

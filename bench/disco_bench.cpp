@@ -88,7 +88,14 @@ int main(int argc, char** argv) {
   app.add_option("--cpu-max", cpu_max, "largest N also run on the CPU")->capture_default_str();
   app.add_option("--device", device, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--json", json_path, "write the results here");
+  std::string write_model;
+  app.add_option("--write-model", write_model, "write the synthetic model of the first --sizes N (.skd), then stop");
   CLI11_PARSE(app, argc, argv);
+  if (!write_model.empty()) {  // the data of the whole-command runs (bench/distributed.sh)
+    if (sizes.empty()) throw std::runtime_error("--write-model needs --sizes N");
+    disco::write_model(synthetic(sizes[0], columns, per_word, 1), write_model);
+    return 0;
+  }
   nlohmann::json report;
   const Device d = resolve_device(parse_device(device));
   report["device"] = d.name;

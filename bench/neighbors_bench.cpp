@@ -74,6 +74,9 @@ int main(int argc, char** argv) {
   std::size_t rows = 2'196'016, dim = 300, k = 10, batch = 1024, single_reps = 50, batch_reps = 10, check = 64;
   std::size_t threads = 0;
   bool skip_ceilings = false;
+  std::string write_model;
+  app.add_option("--write-model", write_model,
+                 "write the synthetic model (.skv) and its words' first --check as queries to FILE.queries, then stop");
   app.add_option("--device", device_name);
   app.add_option("--precisions", precisions, "comma-separated (GPU)");
   app.add_option("--rows", rows);
@@ -97,6 +100,15 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < rows; ++i) words[i] = "w" + std::to_string(i);
   const neighbors::Model model = neighbors::make_model(std::move(words), unit_rows(rows, dim, 42), dim, "synthetic");
   std::fprintf(stderr, "bench: model ready in %.1f s\n", (now_ms() - t0) / 1e3);
+  if (!write_model.empty()) {  // the data of the whole-command runs (bench/distributed.sh)
+    neighbors::save_model(model, write_model, neighbors::Format::Skv);
+    std::mt19937_64 pick(11);
+    std::string queries;
+    for (std::size_t q = 0; q < check; ++q) queries += fmt::format("{}\n", model.word(pick() % model.rows));
+    std::ofstream(write_model + ".queries") << queries;
+    std::fprintf(stderr, "bench: wrote %s and %zu queries in %.1f s\n", write_model.c_str(), check, (now_ms() - t0) / 1e3);
+    return 0;
+  }
 
   nlohmann::json out;
   out["device"] = device.name;

@@ -3,7 +3,8 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [postings] [disco] [lvq] [cca] [gemm] [sweep]   (default: all but sweep)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [lvq] [cca] [gemm] [cluster] [sweep]
+#   (default: all but sweep and cluster; cluster needs two GPUs or more)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
@@ -40,6 +41,18 @@ tar -C "$stage" -xJf .gpu/stage.tar.xz
 export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$stage/bin:$PATH"  # the staged test peers (ssdeep)
 export SIMKIT_SOURCE_DIR="$root" SIMKIT_BINARY="$stage/bin/simkit" PYTHONUNBUFFERED=1
+# NVLink multicast stays off on shared hosts (KINDS.md): NCCL, PyTorch and NVSHMEM alike.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# OpenMPI from Debian's packages, unpacked into the stage (relocated by OPAL_PREFIX);
+# shared memory between the ranks of this one host.
+if [ -f .gpu/mpi.tar.xz ]; then
+  tar -C "$stage" -xJf .gpu/mpi.tar.xz
+  export OPAL_PREFIX="$stage/mpi/usr" PATH="$stage/mpi/usr/bin:$PATH"
+  export LD_LIBRARY_PATH="$stage/mpi/usr/lib/x86_64-linux-gnu/openmpi/lib:$stage/mpi/usr/lib/x86_64-linux-gnu:$stage/mpi/usr/lib/x86_64-linux-gnu/libfabric:$LD_LIBRARY_PATH"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 \
+    OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mca_base_component_show_load_errors=0
+  export SIMKIT_MPIEXEC="$stage/mpi/usr/bin/mpirun"
+fi
 summary=()
 failed=0  # any failing test, sanitizer report, time-out or benchmark error: exit 1
 note() { summary+=("$1"); echo "== $1"; printf '%s\n' "$1" >> "$final/progress.txt"; }
@@ -202,6 +215,38 @@ if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
   rm -rf "$data"
 fi
 
+if [[ " $parts " == *" recall "* ]] && [ -f .gpu/boost.tar.xz ] && [ -f .gpu/linux.tar.xz ]; then
+  # The edit-rate promise, measured (bench/results/dedup.md): Boost's preprocessed headers
+  # and the Linux headers, each beside a copy with 1 to 3 random byte edits, CPU and GPU.
+  data=$(mktemp -d)
+  tar -C "$data" -xJf .gpu/boost.tar.xz
+  tar -C "$data" -xJf .gpu/linux.tar.xz
+  mkdir "$data/preprocessed"
+  find "$data/boost" -path '*preprocessed*' -type f | sort | awk '{print NR, $0}' |
+    while read -r n f; do cp "$f" "$data/preprocessed/$n-$(basename "$f")"; done
+  bench_step "simkit_bench_dedup --recall (rate 0.05)" dedup_recall "$stage"/bin/simkit_bench_dedup --device cuda \
+    --recall "$data/preprocessed" --recall "$data/linux" --recall-files 100000 --rate 0.05 --scratch "$data/copies" \
+    --json "$out/dedup_recall.json"
+  rm -rf "$data"
+fi
+
+if [[ " $parts " == *" cluster "* ]]; then
+  # Several GPUs: the cluster tests (mpirun and --device cuda:all against one GPU), then the
+  # whole-command runs of bench/results/distributed.md (DIST_JOBS narrows them).
+  t="$stage/bin/simkit_cluster_tests"
+  timeout "$step_timeout" "$t" --gtest_output="xml:$out/cluster_tests.xml" > "$out/simkit_cluster_tests.log" 2>&1
+  status=$?
+  note "simkit_cluster_tests: exit $status, $(grep -c '^\[       OK \]' "$out/simkit_cluster_tests.log") passed, $(grep -c '^\[  FAILED  \] .*(' "$out/simkit_cluster_tests.log") failed"
+  [ "$status" -eq 0 ] || failed=1
+  grep -A8 ': Failure$' "$out/simkit_cluster_tests.log" | head -n 40
+  timeout "${DIST_TIMEOUT:-480}" bash bench/distributed.sh "$out/distributed" ${DIST_JOBS:-} > "$out/distributed.txt" 2>&1
+  status=$?
+  note "bench/distributed.sh: exit $status"
+  [ "$status" -eq 0 ] || failed=1
+  cat "$out/distributed.txt"
+  cp "$out/distributed/distributed.tsv" "$out/distributed/distributed_summary.txt" "$final/" 2>/dev/null
+fi
+
 if [[ " $parts " == *" gemm "* ]]; then
   # The tile study (CUDA-core tiles, wgmma TF32 tiles, 3xTF32) and the fused top-k jobs
   # beside cuBLAS + select (GEMM_SIZES, GEMM_FUSED_ARGS narrow them).
@@ -255,7 +300,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

@@ -8,23 +8,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=${CUDA_ARCHS:-90}
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON \
+dir=${GPU_BUILD_DIR:-build-gpu}  # GPU_BUILD_DIR=build reuses a CUDA build made for sm_90
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
 rm -rf .gpu/bin .gpu/lib .gpu/stage.tar.xz
 mkdir -p .gpu/bin .gpu/lib
 if [ $# -gt 0 ]; then
-  cmake --build build-gpu --target simkit "$@"
-  cp build-gpu/simkit .gpu/bin/
-  for target in "$@"; do find build-gpu -maxdepth 2 -type f -name "$target" -exec cp {} .gpu/bin/ \;; done
+  cmake --build "$dir" --target simkit "$@"
+  cp "$dir"/simkit .gpu/bin/
+  for target in "$@"; do find "$dir" -maxdepth 2 -type f -name "$target" -exec cp {} .gpu/bin/ \;; done
 else
-  cmake --build build-gpu
-  cp build-gpu/simkit build-gpu/tests/simkit_*_tests build-gpu/bench/simkit_bench_* .gpu/bin/
+  cmake --build "$dir"
+  cp "$dir"/simkit "$dir"/tests/simkit_*_tests "$dir"/bench/simkit_bench_* .gpu/bin/
 fi
 # The ssdeep program is a test peer the GPU machine lacks (its library comes along below).
 cp "$(command -v ssdeep)" .gpu/bin/
 strip --strip-unneeded .gpu/bin/*
 # Libraries the machine lacks: everything but the C/C++ runtime and CUDA's own.
-skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart|libcusolver|libcusparse|libnvJitLink)'
+# OpenMPI comes whole (its plugins are loaded by path), from Debian's packages below;
+# NCCL is the GPU machine's own.
+skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart|libcusolver|libcusparse|libnvJitLink|libnccl|libmpi|libopen-(pal|rte)|libpmix|libhwloc|libevent|libfabric|libucx|libuc[mpst]|libibverbs|librdmacm|libnl-|libpsm|libnuma|libltdl|libmunge)'
 for bin in .gpu/bin/*; do
   ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
@@ -33,6 +36,20 @@ done
 strip --strip-unneeded .gpu/lib/* 2>/dev/null || true
 # Compressed, the stage is well under the 64 MiB a device call may carry.
 tar -C .gpu -cJf .gpu/stage.tar.xz bin lib
+# OpenMPI and what it loads, Debian's packages unpacked into one tree (gpu-run.sh sets
+# OPAL_PREFIX to it): the GPU machine has no MPI, and mpirun runs the cluster jobs there. Once.
+if [ ! -f .gpu/mpi.tar.xz ]; then
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download -q openmpi-bin libopenmpi3 openmpi-common libpmix2 libevent-core-2.1-7 \
+    libevent-pthreads-2.1-7 libfabric1 libhwloc15 libibverbs1 ibverbs-providers libnl-3-200 libnl-route-3-200 librdmacm1 \
+    libpsm-infinipath1 libpsm2-2 libucx0 libnuma1 libltdl7 libmunge2 > /dev/null 2>&1)
+  mkdir "$tmp/mpi"
+  for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$tmp/mpi"; done
+  tar -C "$tmp" -cJf .gpu/mpi.tar.xz mpi
+  rm -rf "$tmp"
+fi
+# The Linux headers, for the edit-rate recall check (bench/results/dedup.md), once.
+[ -f .gpu/linux.tar.xz ] || tar -C /usr/include -cJf .gpu/linux.tar.xz linux
 # The Boost headers for the dedup benchmark (setup.sh --bench installs them), once.
 if [ -d /usr/include/boost ] && [ ! -f .gpu/boost.tar.xz ]; then
   tar -C /usr/include -cf - boost | xz -T0 -6 > .gpu/boost.tar.xz

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "simkit/device.hpp"
 #include "test_support.hpp"
 
 namespace simkit {
@@ -132,6 +133,41 @@ TEST(ClusterCli, RanksGivenDifferentInputsAreRefused) {
   ASSERT_EQ(test::lines_of(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find("differs between ranks"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// On a machine with two GPUs or more: each job on one GPU, on every GPU of one process and
+// as one rank a GPU gives the same output.
+TEST(ClusterGpu, EveryWayEqualsOneGpu) {
+  SIMKIT_REQUIRE_MPI();
+  if (cuda_device_count() < 2) GTEST_SKIP() << "fewer than two GPUs here";
+  const test::TempDir dir;
+  const std::string model = (dir / "brown.skd").string();
+  ASSERT_EQ(test::run_simkit({"disco", "build", (test::source_dir() / "data/samples/postings/brown-sample.txt").string(),
+                              "--words", "6000", "-o", model})
+                .exit_code,
+            0);
+  const std::string boost = (test::source_dir() / "data/samples/boost").string();
+  const std::vector<std::vector<std::string>> jobs = {
+      {"neighbors", "--model", sample_vectors(), "-k", "7", "king", "king - man + woman", "paris", "water"},
+      {"neighbors", "--model", sample_vectors(), "--precision", "fp16", "king", "water"},
+      {"disco", "similar", "--all", "--model", model, "--features", "500", "--precision", "tf32", "--kernel", "cublas"},
+      {"disco", "similar", "--all", "--model", model, "--form", "sparse"},
+      {"dedup", boost},
+      {"dedup", "--mode", "edit-rate", "--rate", "0.1", boost}};
+  for (std::vector<std::string> args : jobs) {
+    SCOPED_TRACE(args[0] + " " + args[1] + " " + args[2]);
+    args.insert(args.end(), {"--device", "cuda:0"});
+    const test::RunResult one = test::run_simkit(args);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    args.back() = "cuda:all";
+    const test::RunResult all = test::run_simkit(args);
+    EXPECT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_EQ(all.out, one.out) << "--device cuda:all";
+    args.back() = "cuda";
+    const test::RunResult ranks = test::run_simkit_mpi(2, args);
+    EXPECT_EQ(ranks.exit_code, 0) << ranks.err;
+    EXPECT_EQ(ranks.out, one.out) << "mpirun -np 2, a GPU a rank";
+  }
 }
 
 }  // namespace

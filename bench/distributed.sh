@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The whole-command runs of bench/results/distributed.md, on a machine with several GPUs:
+# each job as a user runs it, on one GPU (--device cuda:0), on every GPU of one process
+# (--device cuda:all) and as one rank a GPU (mpirun -np N --device cuda); the outputs
+# compared byte for byte with the one-GPU run's; the whole command's wall time beside the
+# engine time simkit reports (--timings). Run by scripts/gpu-run.sh (part "cluster"), which
+# stages the programs, OpenMPI and the environment (NCCL_NVLS_ENABLE=0 and the rest).
+#   bench/distributed.sh OUT [neighbors] [neighbors16] [disco] [dedup] [lvq]
+# DIST_GPUS: the GPUs to use (default: all); DIST_DATA: a folder for the generated data.
+set -uo pipefail
+out=$1
+shift
+jobs=" ${*:-neighbors neighbors16 disco dedup lvq} "
+gpus=${DIST_GPUS:-$(nvidia-smi -L | wc -l)}
+data=${DIST_DATA:-$(mktemp -d)}
+bin=$(dirname "$(command -v simkit)")
+mkdir -p "$out"
+table="$out/distributed.tsv"
+printf 'job\tway\tgpus\twall_s\tengine_s\tsame_output\n' > "$table"
+failed=0
+
+# run JOB WAY GPUS INPUT ENGINE_PATTERN -- COMMAND...: one whole command, timed; its output
+# kept; the engine seconds from its --timings lines (ENGINE_PATTERN: an awk regex whose
+# line holds "in N s" or "in N ms"; several such lines are summed).
+run() {
+  local job=$1 way=$2 n=$3 input=$4 pattern=$5
+  shift 6
+  local log="$out/${job}_${way}.log" result="$data/${job}_${way}.out"
+  local start end
+  start=$(date +%s.%N)
+  "$@" -o "$result" --timings --quiet < "$input" > /dev/null 2> "$log"
+  local status=$?
+  end=$(date +%s.%N)
+  local wall engine same="-"
+  wall=$(awk "BEGIN {printf \"%.3f\", $end - $start}")
+  engine=$(awk -v p="$pattern" '$0 ~ p {
+      for (i = 1; i < NF; ++i) if ($i == "in" && $(i + 1) ~ /^[0-9.]+$/) {
+        v = $(i + 1); u = $(i + 2); sum += (u ~ /^ms/ ? v / 1e3 : v); break } }
+      END {printf "%.4f", sum}' "$log")
+  if [ "$way" != one ]; then
+    if cmp -s "$result" "$data/${job}_one.out"; then same=yes; else same=NO; failed=1; fi
+  fi
+  [ "$status" -eq 0 ] || { same="exit $status"; failed=1; tail -n 3 "$log"; }
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$way" "$n" "$wall" "$engine" "$same" | tee -a "$table"
+}
+
+# The three ways of one job: ARGS... after the simkit command name.
+three_ways() {
+  local job=$1 input=$2 pattern=$3
+  shift 3
+  run "$job" one 1 "$input" "$pattern" -- simkit "$@" --device cuda:0
+  run "$job" all "$gpus" "$input" "$pattern" -- simkit "$@" --device cuda:all
+  run "$job" mpi "$gpus" "$input" "$pattern" -- mpirun -np "$gpus" simkit "$@" --device cuda
+}
+
+if [[ $jobs == *" neighbors"* ]]; then
+  # The seed's model size, 2,196,016 x 300 unit vectors, and 8,192 queries of its words.
+  [ -f "$data/glove.skv" ] || "$bin/simkit_bench_neighbors" --write-model "$data/glove.skv" --check 8192 2> "$out/data_neighbors.log"
+  [[ $jobs == *" neighbors "* ]] && three_ways neighbors "$data/glove.skv.queries" "quer" \
+    neighbors --model "$data/glove.skv" --batch 8192 --format tsv
+  [[ $jobs == *" neighbors16 "* ]] && three_ways neighbors16 "$data/glove.skv.queries" "quer" \
+    neighbors --model "$data/glove.skv" --batch 8192 --format tsv --precision fp16
+fi
+
+if [[ $jobs == *" disco "* ]]; then
+  # 200,000 words of synthetic MI rows over 10,000 features (the thesis's dense form).
+  words=${DIST_DISCO_WORDS:-200000}
+  [ -f "$data/disco.skd" ] || "$bin/simkit_bench_disco" --sizes "$words" --features 10000 --write-model "$data/disco.skd"
+  three_ways disco /dev/null "all pairs" disco similar --all --model "$data/disco.skd" --features 10000 --k 10 \
+    --precision tf32 --kernel cublas
+fi
+
+if [[ $jobs == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
+  # 1,000,000 signatures made from the Boost headers' (simkit_bench_dedup --synthetic).
+  if [ ! -f "$data/hashes.ssdeep" ]; then
+    mkdir -p "$data/boost"
+    tar -C "$data/boost" -xJf .gpu/boost.tar.xz
+    simkit hash -r "$data/boost/boost" -o "$data/boost.ssdeep" --quiet
+    "$bin/simkit_bench_dedup" --list "$data/boost.ssdeep" --synthetic "${DIST_HASHES:-1000000}" \
+      --write-list "$data/hashes.ssdeep"
+  fi
+  three_ways dedup /dev/null "matched" dedup "$data/hashes.ssdeep"
+fi
+
+if [[ $jobs == *" lvq "* ]] && [ -n "${DIST_LVQ_ARGS:-}" ]; then
+  # An epoch at the seed's scale (the benchmark's data; DIST_LVQ_ARGS: its arguments).
+  for way in one all mpi; do
+    case $way in
+      one) cmd=("$bin/simkit_bench_lvq" $DIST_LVQ_ARGS --device cuda:0) ;;
+      all) cmd=("$bin/simkit_bench_lvq" $DIST_LVQ_ARGS --device cuda:all) ;;
+      mpi) cmd=(mpirun -np "$gpus" "$bin/simkit_bench_lvq" $DIST_LVQ_ARGS --device cuda) ;;
+    esac
+    start=$(date +%s.%N)
+    "${cmd[@]}" --json "$out/lvq_$way.json" > "$out/lvq_$way.txt" 2> "$out/lvq_$way.log"
+    status=$?
+    printf 'lvq\t%s\t-\t%s\t-\texit %s\n' "$way" "$(awk "BEGIN {printf \"%.3f\", $(date +%s.%N) - $start}")" "$status" |
+      tee -a "$table"
+    grep '^bench:' "$out/lvq_$way.log" | tail -n 3
+  done
+fi
+
+# Speed-ups against the one-GPU run of each job.
+echo
+awk -F'\t' 'NR > 1 { wall[$1, $2] = $4; engine[$1, $2] = $5; if ($2 == "one") order[++n] = $1 }
+  END {
+    printf "%-12s %10s %10s %12s %12s %12s %12s\n", "job", "one wall", "one engine", "all wall x", "all engine x",
+           "mpi wall x", "mpi engine x"
+    for (i = 1; i <= n; ++i) { j = order[i]
+      printf "%-12s %10.3f %10.4f %12.2f %12.2f %12.2f %12.2f\n", j, wall[j, "one"], engine[j, "one"],
+             wall[j, "one"] / wall[j, "all"], (engine[j, "all"] > 0 ? engine[j, "one"] / engine[j, "all"] : 0),
+             wall[j, "one"] / wall[j, "mpi"], (engine[j, "mpi"] > 0 ? engine[j, "one"] / engine[j, "mpi"] : 0) }
+  }' "$table" | tee "$out/distributed_summary.txt"
+[ -n "${DIST_DATA:-}" ] || rm -rf "$data"
+exit "$failed"
