@@ -5,7 +5,7 @@
 # compared byte for byte with the one-GPU run's; the whole command's wall time beside the
 # engine time simkit reports (--timings). Run by scripts/gpu-run.sh (part "cluster"), which
 # stages the programs, OpenMPI and the environment (NCCL_NVLS_ENABLE=0 and the rest).
-#   bench/distributed.sh OUT [neighbors] [neighbors16] [disco] [dedup] [lvq]
+#   bench/distributed.sh OUT [neighbors] [neighbors16] [disco] [dedup] [lvq] [big]
 # DIST_GPUS: the GPUs to use (default: all); DIST_DATA: a folder for the generated data.
 set -uo pipefail
 out=$1
@@ -62,6 +62,22 @@ if [[ $jobs == *" neighbors"* ]]; then
     neighbors --model "$data/glove.skv" --batch 8192 --format tsv --precision fp16
 fi
 
+if [[ $jobs == *" big "* ]]; then
+  # A model larger than one GPU's memory (70,000,000 x 300 fp32: 84 GB): answered by the
+  # GPUs together, each holding its share, beside one GPU streaming it from host memory.
+  rows=${DIST_BIG_ROWS:-70000000}
+  if [ ! -f "$data/big.skv" ]; then
+    start=$(date +%s)
+    "$bin/simkit_bench_neighbors" --rows "$rows" --write-model "$data/big.skv" --check 1024 2> "$out/data_big.log"
+    echo "big model: $rows rows written in $(( $(date +%s) - start )) s"
+  fi
+  run big one 1 "$data/big.skv.queries" "quer" -- simkit neighbors --model "$data/big.skv" --batch 1024 --format tsv \
+    --device cuda:0
+  run big mpi "$gpus" "$data/big.skv.queries" "quer" -- mpirun -np "$gpus" simkit neighbors --model "$data/big.skv" \
+    --batch 1024 --format tsv --device cuda
+  rm -f "$data/big.skv"
+fi
+
 if [[ $jobs == *" disco "* ]]; then
   # 200,000 words of synthetic MI rows over 10,000 features (the thesis's dense form).
   words=${DIST_DISCO_WORDS:-200000}
@@ -101,14 +117,15 @@ fi
 
 # Speed-ups against the one-GPU run of each job.
 echo
-awk -F'\t' 'NR > 1 { wall[$1, $2] = $4; engine[$1, $2] = $5; if ($2 == "one") order[++n] = $1 }
+awk -F'\t' 'function ratio(a, b) { return b > 0 ? a / b : 0 }
+  NR > 1 { wall[$1, $2] = $4; engine[$1, $2] = $5; if ($2 == "one") order[++n] = $1 }
   END {
     printf "%-12s %10s %10s %12s %12s %12s %12s\n", "job", "one wall", "one engine", "all wall x", "all engine x",
            "mpi wall x", "mpi engine x"
     for (i = 1; i <= n; ++i) { j = order[i]
       printf "%-12s %10.3f %10.4f %12.2f %12.2f %12.2f %12.2f\n", j, wall[j, "one"], engine[j, "one"],
-             wall[j, "one"] / wall[j, "all"], (engine[j, "all"] > 0 ? engine[j, "one"] / engine[j, "all"] : 0),
-             wall[j, "one"] / wall[j, "mpi"], (engine[j, "mpi"] > 0 ? engine[j, "one"] / engine[j, "mpi"] : 0) }
+             ratio(wall[j, "one"], wall[j, "all"]), ratio(engine[j, "one"], engine[j, "all"]),
+             ratio(wall[j, "one"], wall[j, "mpi"]), ratio(engine[j, "one"], engine[j, "mpi"]) }
   }' "$table" | tee "$out/distributed_summary.txt"
 [ -n "${DIST_DATA:-}" ] || rm -rf "$data"
 exit "$failed"

@@ -34,8 +34,8 @@ done | sort -u | while read -r name path; do
   if ! [[ "$name" =~ $skip ]]; then cp -L "$path" ".gpu/lib/$name"; fi
 done
 strip --strip-unneeded .gpu/lib/* 2>/dev/null || true
-# Compressed, the stage is well under the 64 MiB a device call may carry.
-tar -C .gpu -cJf .gpu/stage.tar.xz bin lib
+# Compressed, the stage is well under the 64 MiB a device call may carry (about 24 MB).
+tar -C .gpu -cf - bin lib | xz -9 -T0 > .gpu/stage.tar.xz  # -9: its 64 MiB window spans programs sharing kernels
 # OpenMPI and what it loads, Debian's packages unpacked into one tree (gpu-run.sh sets
 # OPAL_PREFIX to it): the GPU machine has no MPI, and mpirun runs the cluster jobs there. Once.
 if [ ! -f .gpu/mpi.tar.xz ]; then
