@@ -196,7 +196,8 @@ nlohmann::json bench_pipeline(const std::vector<std::string>& files, const std::
   for (std::size_t n : sizes) {
     if (n > files.size()) break;
     const std::vector<std::string> part(files.begin(), files.begin() + static_cast<std::ptrdiff_t>(n));
-    nlohmann::json r = {{"documents", n}, {"rate", options.rate}, {"signature_length", options.signature_length}};
+    nlohmann::json r = {{"documents", n}, {"rate", options.rate}, {"signature_length", options.signature_length},
+                        {"guaranteed_edits", options.guaranteed_edits}};
     std::vector<dedup::RateMatch> cpu, gpu;
     dedup::RateStats stats;
     if (cpu_baseline) {
@@ -204,6 +205,7 @@ nlohmann::json bench_pipeline(const std::vector<std::string>& files, const std::
       r["cpu_s"] = wall_median(1, false, [&] { cpu = dedup::match_rates(part, options, &stats); });
       r["cpu_stages_s"] = {stats.signature_seconds, stats.candidate_seconds, stats.verify_seconds};
       r["candidates"] = stats.candidates;
+      r["unsigned_documents"] = stats.unsigned_documents;
       r["pairs_found"] = cpu.size();
     }
     if (device.cuda) {
@@ -227,9 +229,10 @@ nlohmann::json bench_kernels(const std::vector<std::string>& files, std::size_t 
   for (std::size_t i = 0; i < files.size() && set.size() < strings; ++i) {
     const MappedFile f = MappedFile::open(files[i]);
     const std::string_view text = f.text();
-    set.add(ctph::rate_signature({reinterpret_cast<const unsigned char*>(text.data()), text.size()},
-                                 options.signature_length)
-                .text);
+    const std::string sig = ctph::rate_signature({reinterpret_cast<const unsigned char*>(text.data()), text.size()},
+                                                 options.signature_length)
+                                .text;
+    if (sig.size() <= dedup::kMaxPairString) set.add(sig);  // the kernels' strings (longer ones meet every document)
   }
   const dedup::PairRule rule{options.rate * options.candidate_factor};
   const double rate = rule.rate;
@@ -364,6 +367,7 @@ int main(int argc, char** argv) {
   app.add_option("--recall-files", recall_files, "files drawn from each --recall folder");
   app.add_option("--rate", options.rate);
   app.add_option("--sig-length", options.signature_length);
+  app.add_option("--guaranteed-edits", options.guaranteed_edits, "0: the thesis's filter alone");
   app.add_option("--kernel-strings", kernel_strings);
   app.add_option("--cpu-strings", cpu_strings);
   app.add_flag("--no-cpu-pipeline", no_cpu_pipeline, "edit-rate mode on the GPU only");

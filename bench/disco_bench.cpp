@@ -35,7 +35,8 @@ disco::Model synthetic(std::size_t words, std::size_t columns, std::size_t per_w
   std::mt19937_64 rng(seed);
   disco::Model m;
   m.window = 4;
-  m.feature_words = (columns + m.relations() - 1) / m.relations();
+  // As in a built model, every word is also a feature word (the columns use the first ones).
+  m.feature_words = std::max<std::size_t>(words, (columns + m.relations() - 1) / m.relations());
   std::uniform_real_distribution<float> value(1e-3f, 5.0f);
   // Zipf-like column choice: column = floor(columns^u) - 1 for u uniform in [0, 1).
   std::uniform_real_distribution<double> u(0.0, 1.0);

@@ -38,7 +38,13 @@ run() {
         v = $(i + 1); u = $(i + 2); sum += (u ~ /^ms/ ? v / 1e3 : v); break } }
       END {printf "%.4f", sum}' "$log")
   if [ "$way" != one ]; then
-    if cmp -s "$result" "$data/${job}_one.out"; then same=yes; else same=NO; failed=1; fi
+    if cmp -s "$result" "$data/${job}_one.out"; then
+      same=yes
+    else  # how many lines differ, and the first few, for the report
+      same="NO:$(diff "$result" "$data/${job}_one.out" | grep -c '^<')-lines"
+      diff "$result" "$data/${job}_one.out" | head -n 6 > "$out/${job}_${way}.diff"
+      failed=1
+    fi
   fi
   [ "$status" -eq 0 ] || { same="exit $status"; failed=1; tail -n 3 "$log"; }
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$way" "$n" "$wall" "$engine" "$same" | tee -a "$table"

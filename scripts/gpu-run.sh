@@ -47,6 +47,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 # shared memory between the ranks of this one host.
 if [ -f .gpu/mpi.tar.xz ]; then
   tar -C "$stage" -xJf .gpu/mpi.tar.xz
+  # Debian names the launcher through its alternatives (mpirun -> mpirun.openmpi -> orterun).
+  ln -sf orterun "$stage/mpi/usr/bin/mpirun"
   export OPAL_PREFIX="$stage/mpi/usr" PATH="$stage/mpi/usr/bin:$PATH"
   export LD_LIBRARY_PATH="$stage/mpi/usr/lib/x86_64-linux-gnu/openmpi/lib:$stage/mpi/usr/lib/x86_64-linux-gnu:$stage/mpi/usr/lib/x86_64-linux-gnu/libfabric:$LD_LIBRARY_PATH"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 \

@@ -25,7 +25,6 @@ if [[ $stages == *,sanitize,* ]]; then
     -DSIMKIT_SANITIZE=address,undefined -DSIMKIT_BENCH=OFF -DSIMKIT_WERROR=ON
   cmake --build build-asan -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1 \
-    LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 fi

@@ -40,20 +40,24 @@ struct RollingHash {
   std::uint32_t value() const { return h1 + h2 + h3; }
 };
 
-// The thesis's signature for edit rates (seed 000, chapter 4): ssdeep's pieces, one
-// character a piece with no cut at 64, at block size 3 * 2^n for the smallest n with
-// 3 * 2^n * target_length >= the document's length (about target_length / 2 to
-// target_length characters on ordinary text), and the signature at twice that block
-// size. The block size follows the document's length, not its signature's (the thesis
-// doubles until the signature is short enough): near-duplicates differ little in length,
-// so their block sizes are equal or double and they always share a signature's block size;
-// repetitive text, whose signature can shrink from over a hundred characters to one in a
-// single doubling, is no exception.
+// The thesis's signature for edit rates (seed 000, chapter 4): ssdeep's pieces at block
+// size 3 * 2^n for the smallest n whose signature has at most `max_length` characters,
+// one character a piece with no cut at 64, and the signature at twice that block size,
+// for documents whose sizes straddle a doubling.
 struct RateSignature {
   std::uint64_t block_size = kMinBlockSize;
   std::string text, doubled;
 };
-RateSignature rate_signature(std::span<const unsigned char> data, std::size_t target_length);
+RateSignature rate_signature(std::span<const unsigned char> data, std::size_t max_length);
+
+// The same pieces at a block size chosen by the document's length instead: the smallest
+// 3 * 2^n with 3 * 2^n * target_length >= the length (about target_length / 2 to
+// target_length characters on ordinary text). Near-duplicates differ little in length,
+// so their block sizes are equal or double and they always share a signature's block
+// size, which the thesis's choice does not promise: repetitive text's signature can shrink
+// from over a hundred characters to one in a single doubling, so two copies a byte apart
+// can land two block sizes apart.
+RateSignature length_signature(std::span<const unsigned char> data, std::size_t target_length);
 
 // The most characters one edit of a document (a byte replaced, inserted or deleted)
 // changes in its rate signature, whatever the block size: the edit changes the rolling

@@ -60,14 +60,17 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
 
 // The thesis's edit-rate pipeline (seed 000, chapter 4): every pair of documents a, b
 // whose edit distance d (Levenshtein, unit costs) has d / (|a| + |b|) < rate.
-// Candidates are the pairs whose rate signatures (ctph::rate_signature) have an edit rate
-// below rate * candidate_factor, or are within what guaranteed_edits edits can change in
-// them; each is then verified on the documents themselves. So every pair within
-// guaranteed_edits edits (and below the rate) is found, whatever its length and content;
-// pairs with more edits are found when their signatures agree as the thesis expects (see
-// docs/dedup.md). Documents whose signature would exceed kMaxPairString characters
-// (pathologically repetitive text) are verified against every document of a length the
-// rate allows.
+// Candidates come from two filters, each then verified on the documents themselves:
+//  - the thesis's: pairs whose rate signatures (ctph::rate_signature) have an edit rate
+//    below rate * candidate_factor, verified up to the largest distance below the rate;
+//  - the guarantee's: pairs whose signatures at their lengths' block sizes
+//    (ctph::length_signature) are within what guaranteed_edits edits can change in them
+//    (ctph::kSignatureCharsPerEdit each), verified up to guaranteed_edits edits.
+// So every pair within guaranteed_edits edits (and below the rate) is found, whatever its
+// length and content; pairs with more edits are found when their signatures agree as the
+// thesis expects (see docs/dedup.md). Documents whose length-chosen signature would exceed
+// kMaxPairString characters (pathologically repetitive text) meet every document of a
+// length the rate allows in the guarantee's filter.
 // The GPU kernels for the signature pairs: one thread a pair; the DP row in shared
 // memory, or in global memory (the thesis's two), or Myers/Hyyrö bit vectors.
 enum class EditKernel { shared_rows, global_rows, bit_parallel };

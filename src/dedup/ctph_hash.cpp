@@ -120,12 +120,10 @@ std::string Hasher::digest() const {
   return out;
 }
 
-RateSignature rate_signature(std::span<const unsigned char> data, std::size_t target_length) {
-  std::uint32_t level = 0;
-  const auto target = static_cast<double>(std::max<std::size_t>(target_length, 1));
-  while (level + 1 < kBlockSizes && static_cast<double>(block_size(level)) * target < static_cast<double>(data.size()))
-    ++level;
+namespace {
 
+// The signature at block size level `level` and at the next, as rate_signature gives them.
+RateSignature signature_at(std::span<const unsigned char> data, std::uint32_t level) {
   RateSignature out;
   out.block_size = block_size(level);
   const std::uint32_t levels = std::min(level + 2, kBlockSizes);
@@ -150,6 +148,32 @@ RateSignature rate_signature(std::span<const unsigned char> data, std::size_t ta
   for (std::uint32_t i = level; i < levels; ++i)
     if (open[i - level]) *texts[i - level] += kBase64[h[i - level] % 64];
   return out;
+}
+
+}  // namespace
+
+RateSignature rate_signature(std::span<const unsigned char> data, std::size_t max_length) {
+  // First the length at every block size: its boundaries, and one more character when
+  // bytes follow the last one.
+  std::uint64_t boundaries[kBlockSizes] = {}, last[kBlockSizes] = {};
+  RollingHash roll;
+  for (std::size_t k = 0; k < data.size(); ++k)
+    for (std::uint32_t i = 0, n = boundary_levels(roll.update(data[k])); i < n; ++i) {
+      ++boundaries[i];
+      last[i] = k + 1;
+    }
+  std::uint32_t level = 0;
+  const auto length = [&](std::uint32_t i) { return boundaries[i] + (last[i] < data.size() ? 1 : 0); };
+  while (level + 1 < kBlockSizes && length(level) > max_length) ++level;
+  return signature_at(data, level);
+}
+
+RateSignature length_signature(std::span<const unsigned char> data, std::size_t target_length) {
+  std::uint32_t level = 0;
+  const auto target = static_cast<double>(std::max<std::size_t>(target_length, 1));
+  while (level + 1 < kBlockSizes && static_cast<double>(block_size(level)) * target < static_cast<double>(data.size()))
+    ++level;
+  return signature_at(data, level);
 }
 
 std::string hash(std::span<const unsigned char> data) {

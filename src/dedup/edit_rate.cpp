@@ -1,10 +1,14 @@
 // The thesis's edit-rate pipeline (see match_rates in simkit/dedup.hpp): rate signatures,
-// all signature pairs below the widened rate (CPU or GPU), exact verification.
+// all signature pairs below the widened rate (CPU or GPU), exact verification; and beside
+// it the guarantee for pairs within a few edits: signatures at block sizes chosen by the
+// documents' lengths, pairs within what those edits can change in them, verified up to
+// that many edits.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -34,7 +38,8 @@ constexpr std::size_t kDefaultKeptBytes = std::size_t{1} << 30;
 constexpr std::uint32_t kMaxGuaranteedEdits = 16;
 
 struct Document {
-  ctph::RateSignature signature;
+  ctph::RateSignature signature;  // the thesis's (ctph::rate_signature)
+  ctph::RateSignature by_length;  // at the block size of its length (ctph::length_signature)
   std::uint64_t length = 0;
   std::string kept;  // the bytes, when they fit the budget
 };
@@ -55,61 +60,64 @@ std::optional<std::uint32_t> largest_distance_below(double rate, std::uint64_t t
   return std::nullopt;
 }
 
-// The candidate rule for a pair of documents' signatures: a signature edit rate below
-// rate * candidate_factor (the thesis's filter), or a signature distance that
-// guaranteed_edits edits could cause (kSignatureCharsPerEdit each), capped by the edits the
-// pair's lengths allow below the rate. The second part is what makes pairs within
-// guaranteed_edits edits certain to be found: their signatures at a shared block size are
-// at most kSignatureCharsPerEdit * edits apart, however short they are.
-struct CandidateRule {
-  const RateOptions& options;
-  PairRule signatures() const {
-    return {options.rate * options.candidate_factor, options.guaranteed_edits * ctph::kSignatureCharsPerEdit};
-  }
-  bool keeps(const EditPair& p, std::size_t sig_a, std::size_t sig_b, const Document& a, const Document& b) const {
-    if (below_rate(p.distance, sig_a, sig_b, options.rate * options.candidate_factor)) return true;
-    const std::optional<std::uint32_t> edits = largest_distance_below(options.rate, a.length + b.length);
-    return edits && p.distance <= std::min<std::uint64_t>(*edits, options.guaranteed_edits) * ctph::kSignatureCharsPerEdit;
-  }
+// Whether a document's length-chosen signature is too long for the signature kernels:
+// only pathologically repetitive text has that many pieces at its length's block size.
+bool unsignable(const Document& doc) { return doc.by_length.text.size() > kMaxPairString; }
+
+// A candidate pair of documents, verified up to the full distance its lengths allow below
+// the rate (the thesis's filter found it) or only up to the guaranteed edits (the
+// guarantee's filter alone did: what it promises is those pairs).
+struct Candidate {
+  std::uint32_t a = 0, b = 0;
+  bool full = true;
 };
 
-// Whether a document's signature is too long for the signature kernels: only
-// pathologically repetitive text has that many pieces at its length's block size.
-bool unsignable(const Document& doc) { return doc.signature.text.size() > kMaxPairString; }
+using Candidates = std::vector<Candidate>;
 
-using DocPairs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+// Which signature a filter reads, and which of its pairs it keeps.
+struct Filter {
+  ctph::RateSignature Document::*signature;
+  PairRule rule;
+  // The guarantee's filter: a pair's distance also within what its allowed edits can change.
+  std::optional<std::uint32_t> guaranteed_edits;
+};
 
-// Signature pairs that the rule keeps, as document pairs (the x document first), of one
+// Signature pairs that the filter keeps, as document pairs (the x document first), of one
 // worker: its share of each group's rows (every worker meets every group), on the CPU or
 // GPU `device`. Each group of equal block size meets itself, and its doubled signatures
 // meet the group of twice its block size.
-DocPairs signature_candidates(const std::vector<Document>& docs, const std::vector<std::uint32_t>& signable,
-                              const RateOptions& options, int device, Share share, double* device_ms) {
+Candidates signature_candidates(const std::vector<Document>& docs, const std::vector<std::uint32_t>& signable,
+                                const RateOptions& options, const Filter& filter, int device, Share share,
+                                double* device_ms) {
   std::vector<std::uint64_t> sizes(signable.size());
-  for (std::size_t i = 0; i < signable.size(); ++i) sizes[i] = docs[signable[i]].signature.block_size;
+  for (std::size_t i = 0; i < signable.size(); ++i) sizes[i] = (docs[signable[i]].*filter.signature).block_size;
   const CompatibleGroups groups(sizes);
   const auto doc_at = [&](std::uint32_t k) { return signable[groups.order()[k]]; };
-  const CandidateRule rule{options};
-  DocPairs out;
+  Candidates out;
   // Strings of group positions [begin, end): texts, or the doubled signatures.
   const auto strings = [&](std::uint32_t begin, std::uint32_t end, bool doubled) {
     StringSet set;
     for (std::uint32_t k = begin; k < end; ++k) {
-      const ctph::RateSignature& s = docs[doc_at(k)].signature;
+      const ctph::RateSignature& s = docs[doc_at(k)].*filter.signature;
       set.add(doubled ? s.doubled : s.text);
     }
     return set;
   };
-  // The pairs of xs (group positions from x0) and ys (from y0) the rule keeps.
+  // The pairs of xs (group positions from x0) and ys (from y0) the filter keeps.
   const auto meet = [&](const StringSet& xs, std::uint32_t x0, const StringSet& ys, std::uint32_t y0, bool triangle) {
     double ms = 0;
     const std::vector<EditPair> pairs =
-        device >= 0 ? edit_pairs_gpu(xs, ys, triangle, rule.signatures(), options.kernel, device, &ms)
-                    : edit_pairs_cpu(xs, ys, triangle, rule.signatures());
+        device >= 0 ? edit_pairs_gpu(xs, ys, triangle, filter.rule, options.kernel, device, &ms)
+                    : edit_pairs_cpu(xs, ys, triangle, filter.rule);
     if (device_ms != nullptr) *device_ms += ms;
     for (const EditPair& p : pairs) {
       const std::uint32_t a = doc_at(x0 + p.a), b = doc_at(y0 + p.b);
-      if (rule.keeps(p, xs[p.a].size(), ys[p.b].size(), docs[a], docs[b])) out.emplace_back(a, b);
+      if (filter.guaranteed_edits) {
+        // Edits beyond what the lengths allow below the rate cannot make a true pair.
+        const std::optional<std::uint32_t> edits = largest_distance_below(options.rate, docs[a].length + docs[b].length);
+        if (!edits || p.distance > std::min(*edits, *filter.guaranteed_edits) * ctph::kSignatureCharsPerEdit) continue;
+      }
+      out.push_back({a, b, !filter.guaranteed_edits});
     }
   };
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
@@ -131,10 +139,10 @@ DocPairs signature_candidates(const std::vector<Document>& docs, const std::vect
 }
 
 // Every pair of an unsignable document (of this worker's share of them) with any other
-// whose length allows the rate.
-DocPairs unsignable_candidates(const std::vector<Document>& docs, const std::vector<std::uint32_t>& unsigned_docs,
-                               double rate, Share share) {
-  DocPairs out;
+// whose length allows the rate: for the guarantee, verified up to the guaranteed edits.
+Candidates unsignable_candidates(const std::vector<Document>& docs, const std::vector<std::uint32_t>& unsigned_docs,
+                                 double rate, Share share) {
+  Candidates out;
   const RowRange mine = share_rows(unsigned_docs.size(), false, share);
   if (mine.size() == 0) return out;
   std::vector<std::uint32_t> by_length(docs.size());
@@ -155,7 +163,7 @@ DocPairs unsignable_candidates(const std::vector<Document>& docs, const std::vec
       if (lj > le && !below_rate(static_cast<std::uint32_t>(std::min<std::uint64_t>(gap, UINT32_MAX)), le, lj, rate))
         break;  // longer ones only widen the gap
       if (j == e || (unsignable(docs[j]) && j < e)) continue;  // each pair of two unsignable documents once
-      out.emplace_back(e, j);
+      out.push_back({e, j, false});
     }
   }
   return out;
@@ -171,10 +179,12 @@ void share_signatures(std::vector<Document>& docs, RowRange mine) {
     packed += t;
   };
   for (std::size_t i = mine.begin; i < mine.end; ++i) {
-    put(&docs[i].signature.block_size, sizeof(std::uint64_t));
     put(&docs[i].length, sizeof(std::uint64_t));
-    put_text(docs[i].signature.text);
-    put_text(docs[i].signature.doubled);
+    for (const ctph::RateSignature* s : {&docs[i].signature, &docs[i].by_length}) {
+      put(&s->block_size, sizeof(std::uint64_t));
+      put_text(s->text);
+      put_text(s->doubled);
+    }
   }
   const std::vector<std::string> parts = cluster::gather(packed);
   std::string all;
@@ -192,10 +202,12 @@ void share_signatures(std::vector<Document>& docs, RowRange mine) {
     at += n;
   };
   for (std::size_t i = 0; i < docs.size(); ++i) {  // the shares come in rank order: every document once
-    get(&docs[i].signature.block_size, sizeof(std::uint64_t));
     get(&docs[i].length, sizeof(std::uint64_t));
-    get_text(docs[i].signature.text);
-    get_text(docs[i].signature.doubled);
+    for (ctph::RateSignature* s : {&docs[i].signature, &docs[i].by_length}) {
+      get(&s->block_size, sizeof(std::uint64_t));
+      get_text(s->text);
+      get_text(s->doubled);
+    }
   }
 }
 
@@ -226,6 +238,7 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   tbb::parallel_for(mine.begin, mine.end, [&](std::size_t i) {
     const auto bytes = readers.local().load(files[i]);
     docs[i].signature = ctph::rate_signature(bytes, options.signature_length);
+    if (options.guaranteed_edits > 0) docs[i].by_length = ctph::length_signature(bytes, options.signature_length);
     docs[i].length = bytes.size();
     if (kept_bytes.fetch_add(bytes.size()) + bytes.size() <= keep_budget)
       docs[i].kept.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -237,36 +250,58 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   s.signature_seconds = seconds_since(start);
 
   start = Clock::now();
-  std::vector<std::uint32_t> signable, unsigned_docs;
-  for (std::uint32_t i = 0; i < docs.size(); ++i) (unsignable(docs[i]) ? unsigned_docs : signable).push_back(i);
+  // The thesis's filter over every document; the guarantee's over those its kernels take,
+  // and the rest met by every document of a fitting length.
+  std::vector<std::uint32_t> every(docs.size()), signable, unsigned_docs;
+  std::iota(every.begin(), every.end(), 0u);
+  if (options.guaranteed_edits > 0)
+    for (std::uint32_t i = 0; i < docs.size(); ++i) (unsignable(docs[i]) ? unsigned_docs : signable).push_back(i);
   s.unsigned_documents = unsigned_docs.size();
+  const Filter thesis{&Document::signature, PairRule{options.rate * options.candidate_factor, 0}, std::nullopt};
+  const Filter guarantee{&Document::by_length, PairRule{0, options.guaranteed_edits * ctph::kSignatureCharsPerEdit},
+                         options.guaranteed_edits};
   // The candidates: a worker a GPU (or the CPU) in each rank, each its share of every group.
   std::vector<int> gpus = options.devices;
   if (gpus.empty() && options.device >= 0) gpus.push_back(options.device);
   const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
-  std::vector<DocPairs> found(parts.local);
+  std::vector<Candidates> found(parts.local);
   std::vector<double> ms(parts.local, 0);
   run_workers(parts.local, [&](std::size_t w) {
     const Share share{parts.first + w, parts.total};
-    found[w] = signature_candidates(docs, signable, options, gpus.empty() ? -1 : gpus[w], share, &ms[w]);
-    const DocPairs more = unsignable_candidates(docs, unsigned_docs, options.rate, share);
-    found[w].insert(found[w].end(), more.begin(), more.end());
+    const int device = gpus.empty() ? -1 : gpus[w];
+    found[w] = signature_candidates(docs, every, options, thesis, device, share, &ms[w]);
+    if (options.guaranteed_edits == 0) return;
+    for (const Candidates& more : {signature_candidates(docs, signable, options, guarantee, device, share, &ms[w]),
+                                   unsignable_candidates(docs, unsigned_docs, options.rate, share)})
+      found[w].insert(found[w].end(), more.begin(), more.end());
   });
   s.device_ms = *std::max_element(ms.begin(), ms.end());
-  DocPairs pairs;
-  for (const DocPairs& part : found) pairs.insert(pairs.end(), part.begin(), part.end());
+  // Each pair once, its lower document first: both filters may find it (verified as the
+  // thesis's then). (Two ranks may both hold a pair, one from each filter: the results are
+  // deduplicated once more at the end.)
+  Candidates pairs;
+  for (const Candidates& part : found)
+    for (const Candidate& c : part) pairs.push_back({std::min(c.a, c.b), std::max(c.a, c.b), c.full});
+  std::sort(pairs.begin(), pairs.end(), [](const Candidate& p, const Candidate& q) {
+    return p.a != q.a ? p.a < q.a : p.b != q.b ? p.b < q.b : p.full > q.full;
+  });
+  pairs.erase(std::unique(pairs.begin(), pairs.end(), [](const Candidate& p, const Candidate& q) {
+                return p.a == q.a && p.b == q.b;
+              }),
+              pairs.end());
   // An edit distance is at least the difference of the lengths: pairs too unequal in
   // length cannot pass, whatever their signatures say.
-  std::erase_if(pairs, [&](const auto& p) {
-    const std::uint64_t la = docs[p.first].length, lb = docs[p.second].length;
+  std::erase_if(pairs, [&](const Candidate& p) {
+    const std::uint64_t la = docs[p.a].length, lb = docs[p.b].length;
     return !below_rate(static_cast<std::uint32_t>(std::min<std::uint64_t>(la > lb ? la - lb : lb - la, UINT32_MAX)),
                        la, lb, options.rate);
   });
   // Long pairs first, longest first: one started last would leave every other core idle.
   // The rest keep their rows together, whose first document each thread reads once.
-  const auto bytes_of = [&](const auto& p) { return docs[p.first].length + docs[p.second].length; };
-  const auto long_end = std::stable_partition(pairs.begin(), pairs.end(), [&](const auto& p) { return bytes_of(p) >= kLongPair; });
-  std::sort(pairs.begin(), long_end, [&](const auto& p, const auto& q) { return bytes_of(p) > bytes_of(q); });
+  // (Pairs verified only up to the guaranteed edits cost little whatever their length.)
+  const auto bytes_of = [&](const Candidate& p) { return p.full ? docs[p.a].length + docs[p.b].length : 0; };
+  const auto long_end = std::stable_partition(pairs.begin(), pairs.end(), [&](const Candidate& p) { return bytes_of(p) >= kLongPair; });
+  std::sort(pairs.begin(), long_end, [&](const Candidate& p, const Candidate& q) { return bytes_of(p) > bytes_of(q); });
   s.candidates = pairs.size();
   s.candidate_seconds = seconds_since(start);
 
@@ -277,11 +312,12 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   };
   tbb::enumerable_thread_specific<Readers> verifiers;
   const auto verify = [&](std::size_t k) {
-    const auto [i, j] = pairs[k];
+    const std::uint32_t i = pairs[k].a, j = pairs[k].b;
     Readers& r = verifiers.local();
     const std::uint64_t total = docs[i].length + docs[j].length;
-    const std::optional<std::uint32_t> limit = largest_distance_below(options.rate, total);
+    std::optional<std::uint32_t> limit = largest_distance_below(options.rate, total);
     if (!limit) return;
+    if (!pairs[k].full) limit = std::min(*limit, options.guaranteed_edits);
     const std::string_view ta = text_of(docs[i], files[i], r.a), tb = text_of(docs[j], files[j], r.b);
     if (const auto d = edit_distance_within(ta, tb, *limit))
       r.found.push_back(RateMatch{std::min(i, j), std::max(i, j), *d,
@@ -300,13 +336,14 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   group.run_and_wait([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(long_count, pairs.size()), verify_range); });
   std::vector<RateMatch> all;
   for (auto& v : verifiers) all.insert(all.end(), v.found.begin(), v.found.end());
-  if (cluster::size() > 1) {  // every rank's pairs on rank 0; the candidates of all ranks counted
+  if (cluster::size() > 1) {  // every rank's pairs on rank 0 (each once); the candidates of all ranks counted
     all = cluster::gather_values<RateMatch>(all);
     std::vector<std::uint64_t> count = {s.candidates};
     cluster::sum(count);
     s.candidates = count[0];
   }
   std::sort(all.begin(), all.end(), [](const RateMatch& p, const RateMatch& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  all.erase(std::unique(all.begin(), all.end()), all.end());
   s.verify_seconds = seconds_since(start);
   return all;
 }

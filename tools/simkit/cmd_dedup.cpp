@@ -256,15 +256,15 @@ Runner add_dedup_command(CLI::App& app) {
   command->add_option("--rate", options->rate.rate, "edit-rate mode: report pairs whose edit rate is below this")
       ->capture_default_str();
   command->add_option("--sig-length", options->rate.signature_length,
-                      "edit-rate mode: the signature length aimed at (the block size is the smallest 3 x 2^n with "
-                      "3 x 2^n x this >= the document's length), 1..320")
+                      "edit-rate mode: the longest signature (block size doubled until it fits), 1..320; the "
+                      "guarantee's signatures aim at this length too")
       ->capture_default_str();
   command->add_option("--candidate-factor", options->rate.candidate_factor,
                       "edit-rate mode: signature pairs below rate x this are verified")
       ->capture_default_str();
   command->add_option("--guaranteed-edits", options->rate.guaranteed_edits,
                       "edit-rate mode: every pair within this many edits (and below the rate) is found, "
-                      "whatever its length and content, 0..16; more costs more verification")
+                      "whatever its length and content, 0..16 (0: the thesis's filter alone)")
       ->capture_default_str();
   command->add_option("--kernel", options->kernel,
                       "edit-rate mode on a GPU: the signature kernel, bits (bit-parallel), shared or global (DP rows)")

@@ -1,6 +1,8 @@
 // Owning handles for device memory, pinned host memory, streams and events.
 #pragma once
 
+#include <mutex>
+
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -120,14 +122,20 @@ void keep_in_l2(void* ptr, std::size_t bytes, cudaStream_t stream);
 // Multiprocessors of the current device (asked once per device).
 int sm_count();
 
-// Lets Kernel take up to `bytes` of dynamic shared memory; asked of the runtime once.
+// Lets Kernel take up to `bytes` of dynamic shared memory on the current device; asked of
+// the runtime once a device (a function's attributes belong to each device's context: a
+// process driving several GPUs sets them on each).
 template <auto Kernel>
 void allow_dynamic_shared(std::size_t bytes) {
-  static const bool done = [bytes] {
+  constexpr int kDevices = 64;
+  static std::once_flag done[kDevices];
+  int device = 0;
+  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+  const auto set = [bytes] {
     SIMKIT_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    return true;
-  }();
-  (void)done;
+  };
+  if (device < 0 || device >= kDevices) return set();
+  std::call_once(done[device], set);
 }
 
 // Selects `device` for the calling thread for the lifetime of the guard.
