@@ -84,8 +84,14 @@ Model train(const Dataset& raw, const Dataset* test, const TrainOptions& options
     }
   }
   const double step = options.learning_rate * data_scale(*data);
+  // The CPU and the GPU trainers exchange their outcomes differently: every rank must
+  // train on the same kind of device.
+  const bool gpu = options.device >= 0;
+  if (cluster::size() > 1 && cluster::min(gpu) != cluster::max(gpu))
+    throw UsageError("some ranks would train on GPUs and others on the CPU: give every rank the same --device "
+                     "(cpu, or cuda where every host has a GPU)");
   const std::unique_ptr<detail::Trainer> trainer =
-      options.device >= 0 ? detail::gpu_trainer(*data, model, options) : detail::cpu_trainer(*data, model, options);
+      gpu ? detail::gpu_trainer(*data, model, options) : detail::cpu_trainer(*data, model, options);
 
   const std::size_t n = data->rows;
   const std::size_t batches = (n + options.batch - 1) / options.batch;

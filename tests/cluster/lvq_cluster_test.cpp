@@ -276,5 +276,18 @@ TEST(LvqClusterGpu, TwoRanksOnOneGpuAreRefused) {
   EXPECT_FALSE(fs::exists(dir / "model.skq"));
 }
 
+// One rank on the CPU and one on a GPU would exchange their outcomes differently: refused.
+TEST(LvqClusterGpu, RanksOnDifferentDevicesAreRefused) {
+  SIMKIT_REQUIRE_GPU();
+  SIMKIT_REQUIRE_MPI();
+  const test::TempDir dir;
+  const test::RunResult r =
+      test::run_simkit_mpmd({train_args(dir.path(), {"--device", "cpu"}), train_args(dir.path(), {"--device", "cuda:0"})});
+  EXPECT_EQ(r.exit_code, 2);
+  ASSERT_EQ(test::lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("the same --device"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "model.skq"));
+}
+
 }  // namespace
 }  // namespace simkit

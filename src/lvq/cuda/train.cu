@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/nccl.hpp"
 #include "lvq/trainer.hpp"
@@ -248,10 +249,9 @@ class Worker {
   Worker(int device, const Dataset& data, const Model& model, const TrainOptions& options, std::size_t share)
       : device_(device), model_(model), options_(options) {
     const std::size_t count = model.count(), dims = model.dims, batch = std::min(options.batch, data.rows);
-    SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas_));
-    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_, stream_.get()));
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream_.get()));
     SIMKIT_CUBLAS_CHECK(cublasSetMathMode(
-        cublas_, options.precision == Precision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+        cublas_.get(), options.precision == Precision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     prototypes_ = cuda::DeviceBuffer<float>(count * dims);
     norms_ = cuda::DeviceBuffer<float>(count);
     SIMKIT_CUDA_CHECK(cudaMemcpy(prototypes_.get(), model.prototypes.data(), count * dims * 4, cudaMemcpyHostToDevice));
@@ -305,16 +305,12 @@ class Worker {
     }
     stream_.sync();
   }
-  ~Worker() {
-    cudaSetDevice(device_);  // the members are freed on their own device
-    cublasDestroy(cublas_);
-  }
+  ~Worker() { cudaSetDevice(device_); }  // the members are freed on their own device
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
   int device() const noexcept { return device_; }
   bool resident() const noexcept { return resident_.size() > 0; }
-  cudaStream_t stream() const noexcept { return stream_.get(); }
 
   // The epoch's start: its sample order on the device; with other workers, every outcome
   // slot zero (each worker fills its share's, the sum fills the rest).
@@ -354,7 +350,7 @@ class Worker {
       const bool dots = kernel_ == Kernel::gemm;
       if (dots) {
         const float one = 1, zero = 0;
-        SIMKIT_CUBLAS_CHECK(cublasSgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(count), static_cast<int>(r),
+        SIMKIT_CUBLAS_CHECK(cublasSgemm(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(count), static_cast<int>(r),
                                         static_cast<int>(dims), &one, prototypes_.get(), static_cast<int>(dims),
                                         x_.get() + r0 * dims, static_cast<int>(dims), &zero, tile_.get(),
                                         static_cast<int>(count)));
@@ -425,7 +421,7 @@ class Worker {
   const Model& model_;
   TrainOptions options_;
   cuda::Stream stream_;
-  cublasHandle_t cublas_ = nullptr;
+  cuda::CublasHandle cublas_ = cuda::make_cublas();
   Kernel kernel_ = Kernel::gemm;
   std::size_t tile_rows_ = 1;
   int key_bits_ = 1;
