@@ -16,11 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define SIMKIT_REQUIRE_MPI()                                                          \
-  do {                                                                                \
-    if (!test::mpi_available()) GTEST_SKIP() << "this simkit was built without MPI"; \
-  } while (0)
-
 std::string sample_vectors() { return (test::source_dir() / "data/samples/vectors.vec").string(); }
 
 // The job alone and under 2 and 3 ranks: the same exit code, output and output file.

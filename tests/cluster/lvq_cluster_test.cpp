@@ -24,11 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define SIMKIT_REQUIRE_MPI()                                                          \
-  do {                                                                                \
-    if (!test::mpi_available()) GTEST_SKIP() << "this simkit was built without MPI"; \
-  } while (0)
-
 std::string digits(const char* part) {
   return (test::source_dir() / "data/samples/digits" / (std::string(part) + ".csv")).string();
 }

@@ -15,35 +15,41 @@
 namespace simkit {
 namespace {
 
+// One batch of `batch` random samples on the GPU(s) of `options` against the float64
+// reference: prototypes within 1e-4 relative, losses within 1e-5.
+void expect_one_batch_equals_reference(test::Random& random, lvq::TrainOptions options, std::size_t batch) {
+  const lvq::Dataset data = test::blobs(random, 40, 37, 5);
+  options.per_class = 2;
+  options.batch = batch;
+  const lvq::Model model = lvq::initial_model(data, options);
+  std::vector<std::uint32_t> order(data.rows);
+  std::iota(order.begin(), order.end(), 0u);
+  std::shuffle(order.begin(), order.end(), random.engine());
+  order.resize(batch);
+  auto trainer = lvq::detail::gpu_trainer(data, model, options);
+  std::vector<float> losses(batch);
+  std::vector<std::uint8_t> errors(batch);
+  const std::vector<float> etas{0.5f};
+  trainer->epoch(order, batch, etas, losses.data(), errors.data());
+  std::vector<double> expected(model.prototypes.begin(), model.prototypes.end());
+  const auto expected_losses = test::reference_batch(data, 2, order, 0.5, options.xi, expected);
+  std::vector<float> got(model.prototypes.size());
+  trainer->read_prototypes(got.data());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], expected[i], 1e-4 * (1 + std::fabs(expected[i]))) << "mb " << batch << " at " << i;
+  for (std::size_t i = 0; i < batch; ++i) EXPECT_NEAR(losses[i], expected_losses[i], 1e-5);
+}
+
 TEST(GpuLvq, OneBatchEqualsTheFloat64Reference) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
   SCOPED_TRACE(random.seed());
   for (const lvq::Kernel kernel : {lvq::Kernel::reduction, lvq::Kernel::gemm})
     for (const std::size_t batch : {1, 9, 40}) {
-      const lvq::Dataset data = test::blobs(random, 40, 37, 5);
       lvq::TrainOptions options;
-      options.per_class = 2;
       options.device = 0;
       options.kernel = kernel;
-      options.batch = batch;
-      const lvq::Model model = lvq::initial_model(data, options);
-      std::vector<std::uint32_t> order(data.rows);
-      std::iota(order.begin(), order.end(), 0u);
-      std::shuffle(order.begin(), order.end(), random.engine());
-      order.resize(batch);
-      auto trainer = lvq::detail::gpu_trainer(data, model, options);
-      std::vector<float> losses(batch);
-      std::vector<std::uint8_t> errors(batch);
-      const std::vector<float> etas{0.5f};
-      trainer->epoch(order, batch, etas, losses.data(), errors.data());
-      std::vector<double> expected(model.prototypes.begin(), model.prototypes.end());
-      const auto expected_losses = test::reference_batch(data, 2, order, 0.5, options.xi, expected);
-      std::vector<float> got(model.prototypes.size());
-      trainer->read_prototypes(got.data());
-      for (std::size_t i = 0; i < got.size(); ++i)
-        EXPECT_NEAR(got[i], expected[i], 1e-4 * (1 + std::fabs(expected[i]))) << "mb " << batch << " at " << i;
-      for (std::size_t i = 0; i < batch; ++i) EXPECT_NEAR(losses[i], expected_losses[i], 1e-5);
+      expect_one_batch_equals_reference(random, options, batch);
     }
 }
 
@@ -119,31 +125,11 @@ TEST(GpuLvq, SeveralGpusEqualOne) {
   std::iota(all.begin(), all.end(), 0);
   test::Random random;
   SCOPED_TRACE(random.seed());
-  for (const std::size_t batch : {1, 3, 40}) {  // a batch of 1: one worker scores, the others wait
-    const lvq::Dataset data = test::blobs(random, 40, 37, 5);
-    lvq::TrainOptions options;
-    options.per_class = 2;
-    options.device = 0;
-    options.devices = all;
-    options.batch = batch;
-    const lvq::Model model = lvq::initial_model(data, options);
-    std::vector<std::uint32_t> order(data.rows);
-    std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), random.engine());
-    order.resize(batch);
-    auto trainer = lvq::detail::gpu_trainer(data, model, options);
-    std::vector<float> losses(batch);
-    std::vector<std::uint8_t> errors(batch);
-    const std::vector<float> etas{0.5f};
-    trainer->epoch(order, batch, etas, losses.data(), errors.data());
-    std::vector<double> expected(model.prototypes.begin(), model.prototypes.end());
-    const auto expected_losses = test::reference_batch(data, 2, order, 0.5, options.xi, expected);
-    std::vector<float> got(model.prototypes.size());
-    trainer->read_prototypes(got.data());
-    for (std::size_t i = 0; i < got.size(); ++i)
-      EXPECT_NEAR(got[i], expected[i], 1e-4 * (1 + std::fabs(expected[i]))) << "mb " << batch << " at " << i;
-    for (std::size_t i = 0; i < batch; ++i) EXPECT_NEAR(losses[i], expected_losses[i], 1e-5);
-  }
+  lvq::TrainOptions on_all;
+  on_all.device = 0;
+  on_all.devices = all;
+  for (const std::size_t batch : {1, 3, 40})  // a batch of 1: one worker scores, the others wait
+    expect_one_batch_equals_reference(random, on_all, batch);
 
   const lvq::Dataset train = test::digits("train");
   const lvq::Dataset test_set = test::digits("test");

@@ -210,7 +210,7 @@ int run_predict(const PredictOptions& options) {
 int run_convert(const ConvertOptions& options) {
   make_context(options.common);
   const lvq::Dataset data = lvq::read_dataset(options.data.path, read_options(options.data));
-  lvq::write_dataset(data, options.output);
+  if (cluster::root()) lvq::write_dataset(data, options.output);  // once under mpirun
   return kExitOk;
 }
 
