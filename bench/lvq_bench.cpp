@@ -102,11 +102,11 @@ int run(int argc, char** argv) {
   const bool root = cluster::root();
   // The workers of the run: every rank's GPUs (or CPU).
   const std::size_t workers = cluster::parts(dev.cuda ? dev.indices.size() : 1).total;
-  nlohmann::json out{{"device", dev.name}, {"rows", rows},         {"dims", dims},
+  nlohmann::json out{{"device", dev.name}, {"rows", rows},          {"dims", dims},
                      {"classes", classes}, {"ranks", cluster::size()}, {"workers", workers}};
   if (root && workers > 1)
-    fmt::print(stderr, "bench: {} workers ({} rank{}, {} a rank)\n", workers, cluster::size(),
-               cluster::size() == 1 ? "" : "s", dev.cuda ? fmt::format("{} GPU{}", dev.indices.size(), dev.indices.size() == 1 ? "" : "s") : "the CPU");
+    fmt::print(stderr, "bench: {} workers: {} rank(s), {} GPU(s) a rank\n", workers, cluster::size(),
+               dev.cuda ? dev.indices.size() : 0);
 
   if (rows > 0) {
     std::vector<float> centres;
