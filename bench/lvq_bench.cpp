@@ -9,8 +9,12 @@
 //  --precisions LIST         GPU gemm kernel: fp32 and/or tf32 (tf32 timed for mb >= 256)
 //  --compare-search          also the compare-exchange genuine/rival search (mb >= 256)
 //  --train/--test FILE       a real data set: test error after --epochs on this device
+//  --device cuda:all         every GPU of the machine, each training on a share of every
+//                            batch (NCCL sums the outcomes); under mpirun (one GPU a rank
+//                            with --device cuda) every rank's GPUs together
 // Seconds per epoch are wall clock around Trainer::epoch, which ends synchronised (device
 // work, the per-sample losses copied back); one warm-up batch run first. JSON to --json.
+// Under mpirun every rank makes the same data and rank 0 reports.
 #include <CLI/CLI.hpp>
 
 #include <fstream>
@@ -22,6 +26,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "lvq/trainer.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/device.hpp"
 #include "simkit/lvq.hpp"
 #include "timing.hpp"
@@ -54,9 +59,20 @@ lvq::Dataset synthetic(std::size_t rows, std::size_t dims, std::size_t classes, 
   return d;
 }
 
+int run(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  cluster::start(argc, argv);
+  const int status = run(argc, argv);
+  cluster::stop();
+  return status;
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{"simkit_bench_lvq"};
   std::string precisions = "fp32,tf32";
   std::string device = "cuda", kernels = "auto", json_path, train_path, test_path;
@@ -82,14 +98,21 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path);
   CLI11_PARSE(app, argc, argv);
   const Device dev = resolve_device(parse_device(device));
-  nlohmann::json out{{"device", dev.name}, {"rows", rows}, {"dims", dims}, {"classes", classes}};
   const int index = dev.cuda ? dev.index : -1;
+  const bool root = cluster::root();
+  // The workers of the run: every rank's GPUs (or CPU).
+  const std::size_t workers = cluster::parts(dev.cuda ? dev.indices.size() : 1).total;
+  nlohmann::json out{{"device", dev.name}, {"rows", rows},          {"dims", dims},
+                     {"classes", classes}, {"ranks", cluster::size()}, {"workers", workers}};
+  if (root && workers > 1)
+    fmt::print(stderr, "bench: {} workers: {} rank(s), {} GPU(s) a rank\n", workers, cluster::size(),
+               dev.cuda ? dev.indices.size() : 0);
 
   if (rows > 0) {
     std::vector<float> centres;
     double start = now_s();
     const lvq::Dataset data = synthetic(rows, dims, classes, centres);
-    fmt::print(stderr, "bench: synthetic {} x {}, {} classes made in {:.1f} s\n", rows, dims, classes, now_s() - start);
+    if (root) fmt::print(stderr, "bench: synthetic {} x {}, {} classes made in {:.1f} s\n", rows, dims, classes, now_s() - start);
     std::vector<std::uint32_t> order(rows);
     std::iota(order.begin(), order.end(), 0u);
     std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
@@ -116,6 +139,7 @@ int main(int argc, char** argv) {
           options.per_class = per_class;
           options.batch = batch;
           options.device = index;
+          if (dev.cuda) options.devices = dev.indices;
           options.kernel = kernel == "reduction" ? lvq::Kernel::reduction
                            : kernel.starts_with("gemm") ? lvq::Kernel::gemm
                                                         : lvq::Kernel::automatic;
@@ -130,6 +154,7 @@ int main(int argc, char** argv) {
           trainer->epoch(std::span(order).first(batch), batch, etas, losses.data(), errors.data());  // warm-up
           std::vector<double> times;
           for (int rep = 0; rep < (partial || index < 0 ? 1 : 3); ++rep) {
+            cluster::barrier();  // the ranks start together
             start = now_s();
             trainer->epoch(std::span(order).first(n), batch, etas, losses.data(), errors.data());
             times.push_back((now_s() - start) * rows / n);
@@ -137,11 +162,13 @@ int main(int argc, char** argv) {
           const double epoch_s = bench::median(times);
           double loss = 0;
           for (std::size_t i = 0; i < n; ++i) loss += losses[i];
-          fmt::print(stderr, "bench: P {} mb {} kernel {}: {:.3f} s per epoch{} (mean loss {:.4f})\n", per_class, batch, kernel,
-                     epoch_s, partial ? fmt::format(" (from {} samples)", n) : "", loss / n);
+          if (!root) continue;
+          fmt::print(stderr, "bench: P {} mb {} kernel {}{}: {:.3f} s per epoch{} (mean loss {:.4f})\n", per_class, batch,
+                     kernel, workers > 1 ? fmt::format(" on {} workers", workers) : "", epoch_s,
+                     partial ? fmt::format(" (from {} samples)", n) : "", loss / n);
           out["epochs"].push_back({{"per_class", per_class}, {"batch", batch}, {"kernel", kernel}, {"seconds", epoch_s},
-                                   {"samples_timed", n}, {"loss", loss / n}});
-          fmt::print("{}\t{}\t{}\t{:.4f}\n", per_class, batch, kernel, epoch_s);
+                                   {"samples_timed", n}, {"loss", loss / n}, {"workers", workers}});
+          fmt::print("{}\t{}\t{}\t{}\t{:.4f}\n", per_class, batch, kernel, workers, epoch_s);
         }
     }
   }
@@ -156,17 +183,21 @@ int main(int argc, char** argv) {
     options.batch = real_batch;
     options.epochs = epochs;
     options.device = index;
+    if (dev.cuda) options.devices = dev.indices;
     const double start = now_s();
     std::vector<lvq::EpochStats> curve;
     lvq::train(train, &test, options, [&](const lvq::EpochStats& e) { curve.push_back(e); });
     const double seconds = now_s() - start;
-    fmt::print(stderr, "bench: real data {} x {} ({} classes), P {} mb {}, {} epochs on {}: test error {:.2f}%, loss {:.4f}, {:.2f} s\n",
+    if (root)
+      fmt::print(stderr, "bench: real data {} x {} ({} classes), P {} mb {}, {} epochs on {}: test error {:.2f}%, loss {:.4f}, {:.2f} s\n",
                train.rows, train.dims, train.classes.size(), real_protos, real_batch, epochs, dev.name,
                100 * curve.back().test_error, curve.back().loss, seconds);
     nlohmann::json c;
     for (const auto& e : curve) c.push_back({{"epoch", e.epoch}, {"loss", e.loss}, {"train_error", e.train_error}, {"test_error", e.test_error}, {"seconds", e.seconds}});
     out["real"] = {{"train", train_path}, {"per_class", real_protos}, {"batch", real_batch}, {"seconds", seconds}, {"curve", c}};
   }
-  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  if (!json_path.empty() && root) std::ofstream(json_path) << out.dump(2) << "\n";
   return 0;
 }
+
+}  // namespace

@@ -3,8 +3,8 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [lvq] [cca] [gemm] [cluster] [sweep]
-#   (default: all but sweep and cluster; cluster needs two GPUs or more)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [lvq] [cca] [gemm] [cluster] [lvq-dist] [sweep]
+#   (default: tests sanitize bench dedup postings disco lvq cca gemm; cluster and lvq-dist need two GPUs or more)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
@@ -17,6 +17,10 @@
 # lvq: simkit_bench_lvq at the seed's scale (synthetic 2,144,749 x 160, 3755 classes; 1 and
 # 8 prototypes a class; mb 1 .. 8192; both distance kernels at small mb) with its PyTorch
 # peer, and the test error on Fashion-MNIST (.gpu/fashion-mnist, staged by gpu-stage.sh).
+# lvq-dist: one GLVQ epoch at the seed's scale (8 and 1 prototypes a class, mb 2048, fp32 and
+# TF32) on GPU 0, on every GPU in one process (--device cuda:all) and, where an MPI launcher
+# is found (SIMKIT_MPIEXEC or mpirun on PATH), on a GPU a rank (mpirun -np GPUs), in the same
+# call; LVQ_DIST_PROTOTYPES picks the prototypes a class (default 8,1).
 # cca: simkit_bench_cca (p 256, q 512, n 2048; Fashion-MNIST halves) and its PyTorch peer.
 # OUT receives summary.txt, logs.tar.gz (every log and XML report) and the benchmark JSON;
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
@@ -189,6 +193,21 @@ if [[ " $parts " == *" lvq "* ]]; then
   fi
 fi
 
+if [[ " $parts " == *" lvq-dist "* ]]; then
+  gpus=$(nvidia-smi -L | wc -l)
+  lvq=("$stage"/bin/simkit_bench_lvq --prototypes "${LVQ_DIST_PROTOTYPES:-8,1}" --batches 2048 --kernels auto)
+  bench_step "simkit_bench_lvq on GPU 0" lvq_dist_1 "${lvq[@]}" --device cuda:0 --json "$out/lvq_dist_1.json"
+  bench_step "simkit_bench_lvq on cuda:all ($gpus GPUs)" lvq_dist_all "${lvq[@]}" --device cuda:all \
+    --json "$out/lvq_dist_all.json"
+  mpiexec=${SIMKIT_MPIEXEC:-$(command -v mpirun || true)}
+  if [ -n "$mpiexec" ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 bench_step "simkit_bench_lvq under mpirun -np $gpus" \
+      lvq_dist_mpi "$mpiexec" --oversubscribe -q -np "$gpus" "${lvq[@]}" --device cuda --json "$out/lvq_dist_mpi.json"
+  else
+    note "lvq-dist: no MPI launcher here (stage OpenMPI or set SIMKIT_MPIEXEC): a GPU a rank not run"
+  fi
+fi
+
 if [[ " $parts " == *" cca "* ]]; then
   fashion=()
   [ -d .gpu/fashion-mnist ] && fashion=(--fashion .gpu/fashion-mnist)
@@ -302,7 +321,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json lvq_dist_1.json lvq_dist_all.json lvq_dist_mpi.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

@@ -2,7 +2,7 @@
 # Builds simkit here with CUDA for the GPU machine (sm_90 unless CUDA_ARCHS says else)
 # and stages every test and benchmark program, plus the non-CUDA shared libraries they
 # need, into .gpu/ (git-ignored; carry it to the device, where scripts/gpu-run.sh runs).
-# The CUDA runtime is linked statically; libcuda, cuBLAS and cuSOLVER come from the GPU machine.
+# The CUDA runtime is linked statically; libcuda, cuBLAS, cuSOLVER and NCCL come from the GPU machine.
 #   scripts/gpu-stage.sh                 everything
 #   scripts/gpu-stage.sh TARGET...       only these programs (and simkit), e.g. simkit_cca_tests simkit_bench_cca
 set -euo pipefail

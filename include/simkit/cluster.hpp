@@ -74,6 +74,9 @@ std::uint64_t max(std::uint64_t value);
 std::uint64_t min(std::uint64_t value);
 // Waits for every rank (and checks in, as every collective does).
 void barrier();
+// Only the check-in: throws RankFailure when another rank failed. Call it before a
+// collective of another library (NCCL), which would wait forever for a rank that failed.
+void check_in();
 
 // Root's strings, on every rank.
 std::vector<std::string> broadcast_strings(std::vector<std::string> strings);

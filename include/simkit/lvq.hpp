@@ -86,6 +86,8 @@ struct TrainOptions {
   bool standardize = false;             // z-scores of each feature (statistics of the training set)
   std::size_t patience = 0;             // stop after this many epochs without a better test error (0: never)
   int device = -1;                      // CUDA device; -1 = the CPU
+  std::vector<int> devices;             // several CUDA devices of this process (cuda:all), each training on a
+                                        // share of every batch; empty: `device` alone
   Kernel kernel = Kernel::automatic;    // GPU distance kernel (auto: reduction for SGD on few prototypes)
   Search search = Search::reduction;    // GPU genuine/rival search: a block a sample, or a thread
   Precision precision = Precision::fp32;  // GPU: tf32 tensor cores for the gemm kernel
@@ -110,6 +112,12 @@ struct EpochStats {
 // prototypes at its start; then each prototype takes its samples' updates one by one in
 // batch order (m += a (x - m), one fused multiply-add per element): the same on the CPU
 // and the GPU, and plain SGD when mb = 1.
+//
+// Under mpirun (include/simkit/cluster.hpp) train() is a collective: every rank calls it
+// with the same data, options and seed, and the workers of the run (every rank's GPUs,
+// or each rank's CPU) train data-parallel, each scoring a share of every batch (see
+// src/lvq/trainer.hpp). Every rank returns the same model and sees the same figures,
+// equal to one process's within float rounding.
 using EpochCallback = std::function<void(const EpochStats&)>;
 Model train(const Dataset& train, const Dataset* test, const TrainOptions& options,
             const EpochCallback& on_epoch = {}, Progress* progress = nullptr);
@@ -123,6 +131,12 @@ Model initial_model(const Dataset& train, const TrainOptions& options);
 // its nearest prototype; ties by lower class index) on `device` (-1 = the CPU; a GPU
 // takes models of up to 9,830 classes, the CPU the rest).
 std::vector<std::uint32_t> predict(const Model& model, const Dataset& data, std::size_t top = 1, int device = -1);
+// predict() over every worker of the run: the GPUs `devices` of this process (none: the
+// CPU) and, under mpirun, every rank's, each classifying a share of the rows. A
+// collective: every rank calls it. Rank 0 gets every row's classes in order, as predict()
+// gives them; the other ranks an empty vector.
+std::vector<std::uint32_t> predict_distributed(const Model& model, const Dataset& data, std::size_t top,
+                                               const std::vector<int>& devices);
 
 // The fraction of rows whose first candidate is their label, and the confusion counts
 // (classes x classes, row = true class).

@@ -82,10 +82,6 @@ inline RowRange share_rows(std::size_t rows, bool symmetric, Share share) {
 PairwiseResult gather_results(PairwiseResult mine);
 TopKLists gather_topk(TopKLists mine);
 
-// Runs work(w) for each of this process's `workers` (one a GPU it drives): in a thread
-// each when there are several; then rethrows the first worker's exception.
-void run_workers(std::size_t workers, const std::function<void(std::size_t)>& work);
-
 // Fills out[(i - a.begin) * ld + (j - b.begin)] with score(i, j) for i in a, j in b.
 // Called concurrently from several threads on disjoint blocks.
 using BlockScoreFn = std::function<void(RowRange a, RowRange b, float* out, std::size_t ld)>;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 namespace simkit {
@@ -21,5 +22,10 @@ class ThreadLimit {
 
 // Threads parallel work may use now.
 std::size_t max_threads() noexcept;
+
+// Runs part(0) .. part(parts - 1) at once, a thread each (the GPUs of a process, each
+// driven by its own thread), and waits for all; then rethrows the first part's exception,
+// if any. One part runs on the calling thread.
+void run_parts(std::size_t parts, const std::function<void(std::size_t)>& part);
 
 }  // namespace simkit

@@ -56,17 +56,18 @@ bool exchange_status(bool failed, int exit_code, std::string_view error, Verdict
   return true;
 }
 
-// A collective's first step: throws RankFailure when another rank failed.
-void check_in() {
-  if (!state.mpi) return;
-  Verdict verdict;
-  if (exchange_status(false, 0, {}, verdict)) throw RankFailure(verdict.exit_code, verdict.error);
-}
-#else
-void check_in() {}
 #endif
 
 }  // namespace
+
+// A collective's first step: throws RankFailure when another rank failed.
+void check_in() {
+#ifdef SIMKIT_HAVE_MPI
+  if (!state.mpi) return;
+  Verdict verdict;
+  if (exchange_status(false, 0, {}, verdict)) throw RankFailure(verdict.exit_code, verdict.error);
+#endif
+}
 
 void start(int& argc, char**& argv) {
   const int launched = launcher_size();

@@ -1,5 +1,9 @@
 #include "simkit/threads.hpp"
 
+#include <exception>
+#include <thread>
+#include <vector>
+
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 
@@ -19,6 +23,24 @@ ThreadLimit::~ThreadLimit() = default;
 
 std::size_t max_threads() noexcept {
   return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+}
+
+void run_parts(std::size_t parts, const std::function<void(std::size_t)>& part) {
+  if (parts == 1) return part(0);
+  std::vector<std::exception_ptr> errors(parts);
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t p = 0; p < parts; ++p)
+      threads.emplace_back([&, p] {
+        try {
+          part(p);
+        } catch (...) {
+          errors[p] = std::current_exception();
+        }
+      });
+  }  // joined here
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 }  // namespace simkit

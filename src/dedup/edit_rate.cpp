@@ -20,6 +20,7 @@
 #include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/progress.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::dedup {
 
@@ -266,7 +267,7 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
   std::vector<Candidates> found(parts.local);
   std::vector<double> ms(parts.local, 0);
-  run_workers(parts.local, [&](std::size_t w) {
+  run_parts(parts.local, [&](std::size_t w) {
     const Share share{parts.first + w, parts.total};
     const int device = gpus.empty() ? -1 : gpus[w];
     found[w] = signature_candidates(docs, every, options, thesis, device, share, &ms[w]);

@@ -4,6 +4,7 @@
 
 #include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::dedup {
 
@@ -12,7 +13,7 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
   const cluster::Parts parts = cluster::parts(devices.empty() ? 1 : devices.size());
   std::vector<std::vector<Match>> found(parts.local);
   std::vector<double> ms(parts.local, 0);
-  run_workers(parts.local, [&](std::size_t w) {
+  run_parts(parts.local, [&](std::size_t w) {
     const Share share{parts.first + w, parts.total};
     found[w] = devices.empty() ? match_all(signatures, threshold, progress, share)
                                : match_all_gpu(signatures, threshold, devices[w], &ms[w], share);

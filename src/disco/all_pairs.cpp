@@ -12,6 +12,7 @@
 #include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/pairwise.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::disco {
 
@@ -98,7 +99,7 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   // A worker a GPU of this process (or the CPU), each with its share of the words.
   std::vector<TopKLists> lists(parts.local);
   std::vector<double> ms(parts.local, 0);
-  run_workers(parts.local, [&](std::size_t p) {
+  run_parts(parts.local, [&](std::size_t p) {
     PairwiseJob mine = job;
     mine.a_rows = share_rows(model.size(), true, parts.first + p, parts.total);
     AllPairsOptions on = options;

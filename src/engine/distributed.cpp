@@ -5,7 +5,6 @@
 #include <cstring>
 #include <exception>
 #include <string>
-#include <thread>
 
 #include "engine/pairwise_common.hpp"
 #include "simkit/cluster.hpp"
@@ -84,23 +83,6 @@ RowRange share_rows(std::size_t rows, bool symmetric, std::size_t part, std::siz
     return p == 0 ? 0 : p == parts ? rows : row_with_pairs(rows, total * static_cast<double>(p) / static_cast<double>(parts));
   };
   return {bound(part), bound(part + 1)};
-}
-
-void run_workers(std::size_t workers, const std::function<void(std::size_t)>& work) {
-  if (workers == 1) return work(0);
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(workers);
-  for (std::size_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      try {
-        work(w);
-      } catch (...) {
-        errors[w] = std::current_exception();
-      }
-    });
-  for (std::thread& t : threads) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
 }
 
 TopKLists gather_topk(TopKLists mine) {

@@ -1,6 +1,9 @@
 // The CPU path: distances through BLAS (|x|^2 + |m|^2 - 2 x.m), the genuine/rival search
-// on all cores, the updates prototype by prototype in batch order; and prediction.
+// on all cores, the updates prototype by prototype in batch order; and prediction. Under
+// mpirun each rank is a worker: it scores its share of every batch and the ranks'
+// outcomes are summed through MPI (cluster::sum) before every rank applies the updates.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -9,6 +12,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "lvq/trainer.hpp"
+#include "simkit/cluster.hpp"
 
 namespace simkit::lvq {
 
@@ -28,8 +32,8 @@ std::size_t rows_per_block(std::size_t count) { return std::max<std::size_t>(1, 
 class CpuTrainer final : public Trainer {
  public:
   CpuTrainer(const Dataset& data, const Model& model, const TrainOptions& options)
-      : data_(data), model_(model), options_(options), prototypes_(model.prototypes), norms_(model.count()),
-        sample_norms_(data.rows) {
+      : data_(data), model_(model), options_(options), parts_(cluster::parts(1)), prototypes_(model.prototypes),
+        norms_(model.count()), sample_norms_(data.rows) {
     for (std::size_t j = 0; j < model.count(); ++j) norms_[j] = squared_norm(&prototypes_[j * model.dims], model.dims);
     tbb::parallel_for(std::size_t{0}, data.rows,
                       [&](std::size_t r) { sample_norms_[r] = squared_norm(&data.features[r * data.dims], data.dims); });
@@ -51,16 +55,19 @@ class CpuTrainer final : public Trainer {
 
   void run_batch(std::span<const std::uint32_t> rows, float eta, float* losses, std::uint8_t* errors) {
     const std::size_t dims = data_.dims, count = model_.count(), per_class = model_.per_class, n = rows.size();
+    // Every row of the batch (the updates need them all); distances for this rank's share.
     x_.resize(n * dims);
     for (std::size_t i = 0; i < n; ++i)
       std::copy_n(&data_.features[std::size_t{rows[i]} * dims], dims, &x_[i * dims]);
-    d_.resize(n * count);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(count),
-                static_cast<int>(dims), 1.0f, x_.data(), static_cast<int>(dims), prototypes_.data(),
-                static_cast<int>(dims), 0.0f, d_.data(), static_cast<int>(count));
+    const RowRange mine = share_rows(n, false, parts_.first, parts_.total);
+    d_.resize(mine.size() * count);
+    if (mine.size() > 0)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(mine.size()), static_cast<int>(count),
+                  static_cast<int>(dims), 1.0f, &x_[mine.begin * dims], static_cast<int>(dims), prototypes_.data(),
+                  static_cast<int>(dims), 0.0f, d_.data(), static_cast<int>(count));
     entries_.resize(2 * n);
-    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-      const float* s = &d_[i * count];
+    tbb::parallel_for(mine.begin, mine.end, [&](std::size_t i) {
+      const float* s = &d_[(i - mine.begin) * count];
       const float xn = sample_norms_[rows[i]];
       const std::size_t lo = data_.labels[rows[i]] * per_class, hi = lo + per_class;
       std::uint32_t c = 0, r = 0;
@@ -79,6 +86,7 @@ class CpuTrainer final : public Trainer {
       entries_[2 * i] = {c, static_cast<std::uint32_t>(i), o.towards};
       entries_[2 * i + 1] = {r, static_cast<std::uint32_t>(i), o.away};
     });
+    if (parts_.total > 1) exchange(mine, losses, errors);
     // Each prototype takes its samples' updates in batch order; prototypes in parallel.
     std::stable_sort(entries_.begin(), entries_.end(),
                      [](const Entry& a, const Entry& b) { return a.prototype < b.prototype; });
@@ -98,12 +106,40 @@ class CpuTrainer final : public Trainer {
     });
   }
 
+  // Every rank's outcomes of the batch on every rank: three words a sample (genuine and
+  // rival prototype; their coefficients' bits; the loss's bits and the error), this rank's
+  // share filled and the rest zero, summed over the ranks. Each word has one non-zero
+  // contributor, so the sum is exact.
+  void exchange(RowRange mine, float* losses, std::uint8_t* errors) {
+    const std::size_t n = entries_.size() / 2;
+    words_.assign(3 * n, 0);
+    const auto pair = [](std::uint32_t low, std::uint32_t high) { return low | std::uint64_t{high} << 32; };
+    for (std::size_t i = mine.begin; i < mine.end; ++i) {
+      words_[3 * i] = pair(entries_[2 * i].prototype, entries_[2 * i + 1].prototype);
+      words_[3 * i + 1] = pair(std::bit_cast<std::uint32_t>(entries_[2 * i].coefficient),
+                               std::bit_cast<std::uint32_t>(entries_[2 * i + 1].coefficient));
+      words_[3 * i + 2] = pair(std::bit_cast<std::uint32_t>(losses[i]), errors[i]);
+    }
+    cluster::sum(std::span<std::uint64_t>(words_));
+    const auto low = [](std::uint64_t w) { return static_cast<std::uint32_t>(w); };
+    const auto high = [](std::uint64_t w) { return static_cast<std::uint32_t>(w >> 32); };
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto index = static_cast<std::uint32_t>(i);
+      entries_[2 * i] = {low(words_[3 * i]), index, std::bit_cast<float>(low(words_[3 * i + 1]))};
+      entries_[2 * i + 1] = {high(words_[3 * i]), index, std::bit_cast<float>(high(words_[3 * i + 1]))};
+      losses[i] = std::bit_cast<float>(low(words_[3 * i + 2]));
+      errors[i] = static_cast<std::uint8_t>(high(words_[3 * i + 2]));
+    }
+  }
+
   const Dataset& data_;
   const Model& model_;
   TrainOptions options_;
+  cluster::Parts parts_;  // this rank's worker number among the ranks
   std::vector<float> prototypes_, norms_, sample_norms_, x_, d_;
   std::vector<Entry> entries_;
   std::vector<std::size_t> heads_;
+  std::vector<std::uint64_t> words_;
 };
 
 }  // namespace
@@ -126,25 +162,27 @@ void distances_cpu(const float* x, std::size_t n, const Model& model, const floa
 }  // namespace detail
 
 std::vector<std::uint32_t> predict(const Model& model, const Dataset& input, std::size_t top, int device) {
-  if (model.mean.empty()) return detail::nearest_classes(model, input, top, device);
+  const RowRange all{0, input.rows};
+  if (model.mean.empty()) return detail::nearest_classes(model, input, all, top, device);
   Dataset scaled = input;
   detail::standardise(model, scaled);
-  return detail::nearest_classes(model, scaled, top, device);
+  return detail::nearest_classes(model, scaled, all, top, device);
 }
 
-std::vector<std::uint32_t> detail::nearest_classes(const Model& model, const Dataset& data, std::size_t top, int device) {
+std::vector<std::uint32_t> detail::nearest_classes(const Model& model, const Dataset& data, RowRange rows,
+                                                   std::size_t top, int device) {
   top = std::min(std::max<std::size_t>(top, 1), model.classes.size());
-  if (device >= 0 && detail::gpu_predicts(model)) return detail::predict_gpu(model, data, top, device);
+  if (device >= 0 && detail::gpu_predicts(model)) return detail::predict_gpu(model, data, rows, top, device);
   const std::size_t count = model.count(), classes = model.classes.size(), per_class = model.per_class;
   std::vector<float> norms(count);
   for (std::size_t j = 0; j < count; ++j) norms[j] = detail::squared_norm(&model.prototypes[j * model.dims], model.dims);
-  std::vector<std::uint32_t> result(data.rows * top);
+  std::vector<std::uint32_t> result(rows.size() * top);
   const std::size_t block = detail::rows_per_block(count);
   std::vector<float> d;
-  for (std::size_t first = 0; first < data.rows; first += block) {
-    const std::size_t n = std::min(block, data.rows - first);
+  for (std::size_t first = 0; first < rows.size(); first += block) {
+    const std::size_t n = std::min(block, rows.size() - first);
     d.resize(n * count);
-    detail::distances_cpu(&data.features[first * model.dims], n, model, norms.data(), d.data());
+    detail::distances_cpu(&data.features[(rows.begin + first) * model.dims], n, model, norms.data(), d.data());
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
       std::vector<float> best(classes, std::numeric_limits<float>::infinity());
       for (std::size_t j = 0; j < count; ++j) best[j / per_class] = std::min(best[j / per_class], d[i * count + j]);

@@ -1,13 +1,17 @@
 // The epoch loop: shuffling, the learning-rate schedule, the per-epoch figures and early
-// stopping; the batches themselves run in a CPU or GPU trainer (lvq/trainer.hpp).
+// stopping; the batches themselves run in a CPU or GPU trainer (lvq/trainer.hpp). Under
+// mpirun every rank runs this loop with the same seed, so every rank shuffles alike; the
+// trainers share each batch among the workers of the run.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <random>
 
 #include "lvq/trainer.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/progress.hpp"
 
@@ -36,12 +40,23 @@ double data_scale(const Dataset& data) {
   return scale > 0 ? scale : 1.0;
 }
 
-// `test` standardised already, as the training data.
-double test_error(const Model& model, const Dataset& test, int device) {
-  const std::vector<std::uint32_t> nearest = detail::nearest_classes(model, test, 1, device);
-  std::size_t wrong = 0;
-  for (std::size_t r = 0; r < test.rows; ++r) wrong += nearest[r] != test.labels[r];
-  return static_cast<double>(wrong) / test.rows;
+// `test` standardised already, as the training data; its rows shared among the workers.
+double test_error(const Model& model, const Dataset& test, const std::vector<int>& gpus) {
+  const detail::RowsClassified nearest = detail::nearest_classes_here(model, test, 1, gpus);
+  std::uint64_t wrong[1] = {0};
+  for (std::size_t r = nearest.rows.begin; r < nearest.rows.end; ++r)
+    wrong[0] += nearest.classes[r - nearest.rows.begin] != test.labels[r];
+  cluster::sum(wrong);
+  return static_cast<double>(wrong[0]) / test.rows;
+}
+
+// Root's starting prototypes and standardisation on every rank: every worker must start
+// from the same model (each rank computes it alike; this makes sure).
+void share_model(Model& model) {
+  if (cluster::size() == 1) return;
+  model.prototypes = cluster::broadcast_values(std::move(model.prototypes));
+  model.mean = cluster::broadcast_values(std::move(model.mean));
+  model.scale = cluster::broadcast_values(std::move(model.scale));
 }
 
 }  // namespace
@@ -55,6 +70,7 @@ Model train(const Dataset& raw, const Dataset* test, const TrainOptions& options
   if (test != nullptr && (test->dims != raw.dims || !test->labelled() || test->classes != raw.classes))
     throw UsageError("the test set needs labels over the training set's classes and its number of features");
   Model model = initial_model(raw, options);
+  share_model(model);
   Dataset scaled, scaled_test;  // standardised once, here
   const Dataset* data = &raw;
   if (!model.mean.empty()) {
@@ -68,8 +84,14 @@ Model train(const Dataset& raw, const Dataset* test, const TrainOptions& options
     }
   }
   const double step = options.learning_rate * data_scale(*data);
+  // The CPU and the GPU trainers exchange their outcomes differently: every rank must
+  // train on the same kind of device.
+  const bool gpu = options.device >= 0;
+  if (cluster::size() > 1 && cluster::min(gpu) != cluster::max(gpu))
+    throw UsageError("some ranks would train on GPUs and others on the CPU: give every rank the same --device "
+                     "(cpu, or cuda where every host has a GPU)");
   const std::unique_ptr<detail::Trainer> trainer =
-      options.device >= 0 ? detail::gpu_trainer(*data, model, options) : detail::cpu_trainer(*data, model, options);
+      gpu ? detail::gpu_trainer(*data, model, options) : detail::cpu_trainer(*data, model, options);
 
   const std::size_t n = data->rows;
   const std::size_t batches = (n + options.batch - 1) / options.batch;
@@ -100,7 +122,7 @@ Model train(const Dataset& raw, const Dataset* test, const TrainOptions& options
     stats.train_error /= n;
     stats.learning_rate = etas[0];
     trainer->read_prototypes(model.prototypes.data());
-    stats.test_error = test != nullptr ? test_error(model, *test, options.device) : std::nan("");
+    stats.test_error = test != nullptr ? test_error(model, *test, detail::gpus(options)) : std::nan("");
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (on_epoch) on_epoch(stats);
     if (progress != nullptr) progress->advance(n);

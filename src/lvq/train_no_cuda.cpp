@@ -10,7 +10,7 @@ std::unique_ptr<Trainer> gpu_trainer(const Dataset&, const Model&, const TrainOp
 
 bool gpu_predicts(const Model&) { return false; }
 
-std::vector<std::uint32_t> predict_gpu(const Model&, const Dataset&, std::size_t, int) {
+std::vector<std::uint32_t> predict_gpu(const Model&, const Dataset&, RowRange, std::size_t, int) {
   throw Failure("this simkit was built without CUDA");
 }
 

@@ -3,6 +3,15 @@
 // three steps per batch (distances, genuine/rival search with the loss, update) and
 // reports each sample's loss and error, which the loop sums in order (the same sums on
 // both paths).
+//
+// Several workers (the GPUs of this process and, under mpirun, every rank's GPUs or CPUs)
+// train data-parallel: each scores its share of every batch (share_rows over the batch's
+// samples) against the prototypes at the batch's start, the workers' outcomes (each
+// sample's genuine and rival prototype, their two coefficients, its loss and error) are
+// summed by an allreduce in which every slot has one contributor (so the sum is exact),
+// and then every worker applies the whole batch's updates in batch order, as one process
+// does. Every worker thus holds the same prototypes, equal to one process's except where
+// a distance computed in a differently shaped product rounds a near-tie the other way.
 #pragma once
 
 #include <cmath>
@@ -13,6 +22,7 @@
 #include <vector>
 
 #include "simkit/lvq.hpp"
+#include "simkit/pairwise.hpp"
 
 namespace simkit::lvq::detail {
 
@@ -28,20 +38,39 @@ class Trainer {
 };
 
 // `data` (already standardised) and `model` (the starting prototypes) outlive the trainer.
+// Each is a collective under mpirun (every rank builds its trainer): the CPU trainer is
+// one worker a rank, the GPU trainer one a GPU of gpus(options).
 std::unique_ptr<Trainer> cpu_trainer(const Dataset& data, const Model& model, const TrainOptions& options);
 std::unique_ptr<Trainer> gpu_trainer(const Dataset& data, const Model& model, const TrainOptions& options);
 
-// The `top` nearest classes of each row of `data` (standardised already) on CUDA device
+// The GPUs this process trains and predicts on: options.devices, else options.device
+// (none on the CPU).
+std::vector<int> gpus(const TrainOptions& options);
+
+// The `top` nearest classes of rows `rows` of `data` (standardised already) on CUDA device
 // `device`, ranked as predict() ranks them; gpu_predicts() says whether the model's class
 // count fits the kernel (the CPU answers otherwise).
 bool gpu_predicts(const Model& model);
-std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, std::size_t top, int device);
+std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, RowRange rows, std::size_t top,
+                                       int device);
 
 // x' = (x - mean) / scale for every row, when the model is standardised.
 void standardise(const Model& model, Dataset& data);
 
-// predict() on data standardised already (training's test passes standardise once).
-std::vector<std::uint32_t> nearest_classes(const Model& model, const Dataset& data, std::size_t top, int device);
+// predict() on rows `rows` of data standardised already (training's test passes
+// standardise once); rows.size() x top classes.
+std::vector<std::uint32_t> nearest_classes(const Model& model, const Dataset& data, RowRange rows, std::size_t top,
+                                           int device);
+
+// This process's share of a prediction over the workers of the run (a share a GPU of
+// `gpus`, or the CPU when empty; numbered across the ranks): the rows it covered
+// (consecutive) and their classes, rows.size() x top.
+struct RowsClassified {
+  RowRange rows;
+  std::vector<std::uint32_t> classes;
+};
+RowsClassified nearest_classes_here(const Model& model, const Dataset& data, std::size_t top,
+                                    const std::vector<int>& gpus);
 
 // Squared Euclidean distances of rows [first, first + n) of `x` (dims wide) to every
 // prototype (norms given), row-major n x count, through BLAS; negative rounding clamped to 0.

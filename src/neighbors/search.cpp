@@ -14,6 +14,7 @@
 #include "simkit/error.hpp"
 #include "simkit/pairwise.hpp"
 #include "simkit/neighbors.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::neighbors {
 
@@ -79,7 +80,7 @@ struct Searcher::Impl {
         ms[p] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       }
     };
-    run_workers(parts.size(), run_part);
+    run_parts(parts.size(), run_part);  // a thread a GPU
     last_ms = *std::max_element(ms.begin(), ms.end());
     TopKLists out(queries, k);
     for (std::size_t p = 0; p < parts.size(); ++p) {

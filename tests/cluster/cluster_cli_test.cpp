@@ -17,11 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define SIMKIT_REQUIRE_MPI()                                                          \
-  do {                                                                                \
-    if (!test::mpi_available()) GTEST_SKIP() << "this simkit was built without MPI"; \
-  } while (0)
-
 std::string sample_vectors() { return (test::source_dir() / "data/samples/vectors.vec").string(); }
 
 // Whether two outputs are the same; when not, the first line that differs (outputs of

@@ -124,3 +124,8 @@ std::vector<std::string> lines_of(const std::string& text);
   do {                                                                       \
     if (!::simkit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU here"; \
   } while (0)
+
+#define SIMKIT_REQUIRE_MPI()                                                                 \
+  do {                                                                                       \
+    if (!::simkit::test::mpi_available()) GTEST_SKIP() << "this simkit was built without MPI"; \
+  } while (0)

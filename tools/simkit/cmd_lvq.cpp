@@ -1,5 +1,7 @@
 // simkit lvq: GLVQ prototype learning (train), classification (predict) and data set
-// conversion to simkit's binary form (convert).
+// conversion to simkit's binary form (convert). Under mpirun every rank reads the data
+// itself (refused when the ranks' files differ), train and predict share the work among
+// every rank's GPUs (or CPUs), and rank 0 writes the outputs.
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/lvq.hpp"
@@ -66,6 +69,12 @@ Enum choose(const std::string& flag, const std::string& value, std::initializer_
 
 std::string percent(double fraction) { return std::isnan(fraction) ? "-" : fmt::format("{:.2f}%", 100 * fraction); }
 
+// Every rank reads its own copy of the data: the copies must be the same file.
+void check_same_data(const DataOptions& d) {
+  cluster::check_same_file(d.path);
+  if (!d.labels.empty()) cluster::check_same_file(d.labels);
+}
+
 int run_train(TrainOptions& options) {
   const Context context = make_context(options.common);
   lvq::TrainOptions& t = options.lvq;
@@ -80,7 +89,10 @@ int run_train(TrainOptions& options) {
   t.precision = choose<lvq::Precision>("--precision", options.precision,
                                        {{"fp32", lvq::Precision::fp32}, {"tf32", lvq::Precision::tf32}});
   t.device = context.device.cuda ? context.device.index : -1;
+  if (context.device.cuda) t.devices = context.device.indices;
   t.memory_budget = context.memory_budget;
+  check_same_data(options.train);
+  if (!options.test.path.empty()) check_same_data(options.test);
   const auto start = std::chrono::steady_clock::now();
   lvq::Dataset train = lvq::read_dataset(options.train.path, read_options(options.train));
   if (!train.labelled())
@@ -101,7 +113,7 @@ int run_train(TrainOptions& options) {
 
   std::unique_ptr<OutputFile> curve;
   if (!options.curve.empty()) {
-    curve = std::make_unique<OutputFile>(options.curve);
+    curve = std::make_unique<OutputFile>(options.curve, cluster::root());
     curve->write("epoch,loss,train_error,test_error,learning_rate,seconds\n");
   }
   const bool chatty = progress_enabled() || context.timings;
@@ -123,7 +135,7 @@ int run_train(TrainOptions& options) {
       throw InputError(Location{options.train.path}, e.reason());
     }
   }
-  lvq::write_model(model, options.output);
+  if (cluster::root()) lvq::write_model(model, options.output);
   if (curve) curve->commit();
   if (context.timings)
     note(fmt::format("timing: {} prototypes trained on {} in {:.3f} s", model.count(), context.device.name, seconds_since(start)));
@@ -135,16 +147,25 @@ int run_predict(const PredictOptions& options) {
   if (options.format != "tsv" && options.format != "json")
     throw UsageError(fmt::format("--format {}: expected tsv or json", quote(options.format)));
   if (options.top == 0) throw UsageError("--top must be at least 1");
+  cluster::check_same_file(options.model);
+  check_same_data(options.data);
   const lvq::Model model = lvq::read_model(options.model);
   lvq::ReadOptions r = read_options(options.data);
   r.dims = model.dims;
   r.classes = &model.classes;
   const lvq::Dataset data = lvq::read_dataset(options.data.path, r);
   const std::size_t top = std::min(options.top, model.classes.size());
+  if (!options.confusion.empty() && !data.labelled()) throw UsageError("--confusion needs labelled data");
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::uint32_t> predictions = lvq::predict(model, data, top, context.device.cuda ? context.device.index : -1);
+  // Each worker classifies a share of the rows; rank 0 gets them all, in order, and writes.
+  const std::vector<std::uint32_t> predictions =
+      lvq::predict_distributed(model, data, top, context.device.cuda ? context.device.indices : std::vector<int>{});
   if (context.timings) note(fmt::format("timing: {} samples classified in {:.3f} s", data.rows, seconds_since(start)));
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
+  if (!cluster::root()) {
+    out.commit();
+    return kExitOk;
+  }
   fmt::memory_buffer text;
   const auto flush = [&](bool last) {
     if (text.size() > (1u << 20) || last) out.write({text.data(), text.size()}), text.clear();
@@ -180,8 +201,6 @@ int run_predict(const PredictOptions& options) {
       }
       write_file_atomically(options.confusion, {table.data(), table.size()});
     }
-  } else if (!options.confusion.empty()) {
-    throw UsageError("--confusion needs labelled data");
   }
   flush(true);
   out.commit();
@@ -191,7 +210,7 @@ int run_predict(const PredictOptions& options) {
 int run_convert(const ConvertOptions& options) {
   make_context(options.common);
   const lvq::Dataset data = lvq::read_dataset(options.data.path, read_options(options.data));
-  lvq::write_dataset(data, options.output);
+  if (cluster::root()) lvq::write_dataset(data, options.output);  // once under mpirun
   return kExitOk;
 }
 

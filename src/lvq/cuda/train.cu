@@ -13,16 +13,26 @@
 // row finding each class's nearest prototype and the nearest classes.
 // The training set stays on the device when it fits the budget (a gather kernel builds
 // each batch); otherwise each batch is gathered on the host and copied.
+// Several GPUs (--device cuda:all, or a GPU a rank under mpirun): a worker a GPU, each
+// scoring its share of every batch (distances and search); the outcomes are summed over
+// the workers by NCCL (core/cuda/nccl.hpp), then every worker sorts and applies the whole
+// batch's updates, so every GPU keeps the same prototypes (lvq/trainer.hpp).
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <span>
+#include <vector>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/memory.hpp"
+#include "core/cuda/nccl.hpp"
 #include "lvq/trainer.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/device.hpp"
 
 namespace simkit::lvq::detail {
@@ -230,30 +240,32 @@ unsigned blocks_for(std::size_t threads, unsigned per_block) {
   return static_cast<unsigned>((threads + per_block - 1) / per_block);
 }
 
-class GpuTrainer final : public Trainer {
+// One GPU's part of the training: its copy of the prototypes, the training set (resident)
+// or each batch (staged by the trainer), and the buffers of the epoch's outcomes. It
+// scores its share of each batch and applies every update of the batch.
+class Worker {
  public:
-  GpuTrainer(const Dataset& data, const Model& model, const TrainOptions& options)
-      : guard_(options.device), host_(data), model_(model), options_(options) {
+  // Built with `device` current.
+  Worker(int device, const Dataset& data, const Model& model, const TrainOptions& options, std::size_t share)
+      : device_(device), model_(model), options_(options) {
     const std::size_t count = model.count(), dims = model.dims, batch = std::min(options.batch, data.rows);
-    SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas_));
-    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_, stream_.get()));
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream_.get()));
     SIMKIT_CUBLAS_CHECK(cublasSetMathMode(
-        cublas_, options.precision == Precision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+        cublas_.get(), options.precision == Precision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     prototypes_ = cuda::DeviceBuffer<float>(count * dims);
     norms_ = cuda::DeviceBuffer<float>(count);
     SIMKIT_CUDA_CHECK(cudaMemcpy(prototypes_.get(), model.prototypes.data(), count * dims * 4, cudaMemcpyHostToDevice));
     row_norms<<<blocks_for(count * 32, 256), 256, 0, stream_.get()>>>(prototypes_.get(), count, dims, norms_.get());
     SIMKIT_CUDA_CHECK_LAUNCH();
 
-    const std::size_t budget =
-        options.memory_budget != 0 ? options.memory_budget : gpu_memory(options.device).free / 10 * 8;
-    // The distance tile: rows of the batch at a time, at most a quarter of the budget.
-    // SIMKIT_LVQ_TILE_MB caps it further (a benchmark knob: a tile that fits the L2 cache
-    // is read back by the search without a trip to memory).
+    const std::size_t budget = options.memory_budget != 0 ? options.memory_budget : gpu_memory(device).free / 10 * 8;
+    // The distance tile: rows of the batch at a time (of this worker's share of it), at
+    // most a quarter of the budget. SIMKIT_LVQ_TILE_MB caps it further (a benchmark knob: a
+    // tile that fits the L2 cache is read back by the search without a trip to memory).
     std::size_t tile_bytes = budget / 4;
     if (const char* mb = std::getenv("SIMKIT_LVQ_TILE_MB"); mb != nullptr && std::atoi(mb) > 0)
       tile_bytes = std::min(tile_bytes, static_cast<std::size_t>(std::atoi(mb)) << 20);
-    tile_rows_ = std::clamp<std::size_t>(tile_bytes / (count * 4), 1, batch);
+    tile_rows_ = std::clamp<std::size_t>(tile_bytes / (count * 4), 1, std::max<std::size_t>(share, 1));
     kernel_ = options.kernel;
     // Measured on an H100 at the seed's shape (bench/results/lvq.md): the reduction kernel
     // wins only for SGD over few prototypes (3755 x 160: 24.7 against 25.7 us a sample);
@@ -290,59 +302,55 @@ class GpuTrainer final : public Trainer {
       order_ = cuda::DeviceBuffer<std::uint32_t>(data.rows);
       SIMKIT_CUDA_CHECK(cudaMemcpy(resident_.get(), data.features.data(), data.rows * dims * 4, cudaMemcpyHostToDevice));
       SIMKIT_CUDA_CHECK(cudaMemcpy(labels_.get(), data.labels.data(), data.rows * 4, cudaMemcpyHostToDevice));
-    } else {
-      staged_x_ = cuda::PinnedBuffer<float>(batch * dims);
-      staged_y_ = cuda::PinnedBuffer<std::uint32_t>(batch);
     }
     stream_.sync();
   }
-  ~GpuTrainer() override { cublasDestroy(cublas_); }
+  ~Worker() { cudaSetDevice(device_); }  // the members are freed on their own device
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
 
-  void epoch(std::span<const std::uint32_t> order, std::size_t batch, std::span<const float> etas, float* losses,
-             std::uint8_t* errors) override {
-    const std::size_t n = order.size(), dims = model_.dims;
-    if (resident_.size() > 0)
+  int device() const noexcept { return device_; }
+  bool resident() const noexcept { return resident_.size() > 0; }
+
+  // The epoch's start: its sample order on the device; with other workers, every outcome
+  // slot zero (each worker fills its share's, the sum fills the rest).
+  void start_epoch(std::span<const std::uint32_t> order, bool shared) {
+    const std::size_t n = order.size();
+    if (resident())
       SIMKIT_CUDA_CHECK(cudaMemcpyAsync(order_.get(), order.data(), n * 4, cudaMemcpyHostToDevice, stream_.get()));
-    for (std::size_t b = 0, first = 0; first < n; ++b, first += batch) {
-      const std::size_t rows = std::min(batch, n - first);
-      if (resident_.size() > 0) {
-        gather_rows<<<blocks_for(rows * 32, 256), 256, 0, stream_.get()>>>(resident_.get(), labels_.get(), order_.get() + first,
-                                                                          rows, dims, x_.get(), y_.get(), x_norms_.get());
-        SIMKIT_CUDA_CHECK_LAUNCH();
-      } else {
-        stream_.sync();  // the staging buffers are free again
-        for (std::size_t i = 0; i < rows; ++i) {
-          std::copy_n(&host_.features[std::size_t{order[first + i]} * dims], dims, staged_x_.get() + i * dims);
-          staged_y_.get()[i] = host_.labels[order[first + i]];
-        }
-        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(x_.get(), staged_x_.get(), rows * dims * 4, cudaMemcpyHostToDevice, stream_.get()));
-        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(y_.get(), staged_y_.get(), rows * 4, cudaMemcpyHostToDevice, stream_.get()));
-        row_norms<<<blocks_for(rows * 32, 256), 256, 0, stream_.get()>>>(x_.get(), rows, dims, x_norms_.get());
-        SIMKIT_CUDA_CHECK_LAUNCH();
-      }
-      run_batch(first, rows, etas[b]);
+    if (shared) {
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(keys_.get(), 0, 2 * n * 4, stream_.get()));
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(coefficients_.get(), 0, 2 * n * 4, stream_.get()));
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(losses_.get(), 0, n * 4, stream_.get()));
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(errors_.get(), 0, n, stream_.get()));
     }
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(losses, losses_.get(), n * 4, cudaMemcpyDeviceToHost, stream_.get()));
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(errors, errors_.get(), n, cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.sync();
   }
 
-  void read_prototypes(float* out) override {
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(out, prototypes_.get(), model_.count() * model_.dims * 4, cudaMemcpyDeviceToHost,
-                                      stream_.get()));
-    stream_.sync();
+  // The batch at epoch positions [first, first + rows): from the resident set, or copied
+  // from the trainer's staging buffers (pinned, filled by the host).
+  void load_batch(std::size_t first, std::size_t rows, const float* staged_x, const std::uint32_t* staged_y) {
+    const std::size_t dims = model_.dims;
+    if (resident()) {
+      gather_rows<<<blocks_for(rows * 32, 256), 256, 0, stream_.get()>>>(resident_.get(), labels_.get(), order_.get() + first,
+                                                                        rows, dims, x_.get(), y_.get(), x_norms_.get());
+    } else {
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(x_.get(), staged_x, rows * dims * 4, cudaMemcpyHostToDevice, stream_.get()));
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(y_.get(), staged_y, rows * 4, cudaMemcpyHostToDevice, stream_.get()));
+      row_norms<<<blocks_for(rows * 32, 256), 256, 0, stream_.get()>>>(x_.get(), rows, dims, x_norms_.get());
+    }
+    SIMKIT_CUDA_CHECK_LAUNCH();
   }
 
- private:
-  void run_batch(std::size_t first, std::size_t rows, float eta) {
+  // Distances, search and outcomes of the batch's rows `share` (batch positions).
+  void score(std::size_t first, RowRange share, float eta) {
     const std::size_t count = model_.count(), dims = model_.dims;
     const cudaStream_t stream = stream_.get();
-    for (std::size_t r0 = 0; r0 < rows; r0 += tile_rows_) {
-      const std::size_t r = std::min(tile_rows_, rows - r0);
+    for (std::size_t r0 = share.begin; r0 < share.end; r0 += tile_rows_) {
+      const std::size_t r = std::min(tile_rows_, share.end - r0);
       const bool dots = kernel_ == Kernel::gemm;
       if (dots) {
         const float one = 1, zero = 0;
-        SIMKIT_CUBLAS_CHECK(cublasSgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(count), static_cast<int>(r),
+        SIMKIT_CUBLAS_CHECK(cublasSgemm(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(count), static_cast<int>(r),
                                         static_cast<int>(dims), &one, prototypes_.get(), static_cast<int>(dims),
                                         x_.get() + r0 * dims, static_cast<int>(dims), &zero, tile_.get(),
                                         static_cast<int>(count)));
@@ -362,6 +370,20 @@ class GpuTrainer final : public Trainer {
         search_reduction<<<static_cast<unsigned>(r), kSearchThreads, 0, stream>>>(args);
       SIMKIT_CUDA_CHECK_LAUNCH();
     }
+  }
+
+  // The batch's outcomes summed over every worker (between comm.begin() and comm.end()).
+  void sum_outcomes(cuda::Communicator& comm, std::size_t gpu, std::size_t first, std::size_t rows) {
+    comm.sum(gpu, keys_.get() + 2 * first, 2 * rows, stream_.get());
+    comm.sum(gpu, coefficients_.get() + 2 * first, 2 * rows, stream_.get());
+    comm.sum(gpu, losses_.get() + first, rows, stream_.get());
+    comm.sum(gpu, errors_.get() + first, rows, stream_.get());
+  }
+
+  // Every update of the batch, each prototype taking its samples' in batch order.
+  void update_prototypes(std::size_t first, std::size_t rows) {
+    const std::size_t dims = model_.dims;
+    const cudaStream_t stream = stream_.get();
     // Entries of this batch: keys_/coefficients_ at [2 first, 2 (first + rows)).
     const int n_entries = static_cast<int>(2 * rows);
     if (n_entries <= kSmallSort) {  // one launch where CUB's radix sort takes several
@@ -381,12 +403,25 @@ class GpuTrainer final : public Trainer {
     SIMKIT_CUDA_CHECK_LAUNCH();
   }
 
-  cuda::DeviceGuard guard_;
-  const Dataset& host_;
+  // The epoch's per-sample outcomes, queued (the caller synchronises).
+  void copy_outcomes(std::size_t n, float* losses, std::uint8_t* errors) {
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(losses, losses_.get(), n * 4, cudaMemcpyDeviceToHost, stream_.get()));
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(errors, errors_.get(), n, cudaMemcpyDeviceToHost, stream_.get()));
+  }
+
+  void copy_prototypes(float* out) {
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(out, prototypes_.get(), model_.count() * model_.dims * 4, cudaMemcpyDeviceToHost,
+                                      stream_.get()));
+  }
+
+  void sync() { stream_.sync(); }
+
+ private:
+  int device_;
   const Model& model_;
   TrainOptions options_;
   cuda::Stream stream_;
-  cublasHandle_t cublas_ = nullptr;
+  cuda::CublasHandle cublas_ = cuda::make_cublas();
   Kernel kernel_ = Kernel::gemm;
   std::size_t tile_rows_ = 1;
   int key_bits_ = 1;
@@ -394,8 +429,85 @@ class GpuTrainer final : public Trainer {
   cuda::DeviceBuffer<std::uint32_t> y_, keys_, sorted_keys_, entries_, sorted_entries_, labels_, order_;
   cuda::DeviceBuffer<std::uint8_t> errors_;
   cuda::DeviceBuffer<unsigned char> sort_temp_;
+};
+
+// The GPUs of this process as workers of the run. Alone (one GPU, one process) a worker
+// scores the whole batch and nothing is exchanged; otherwise each scores its share and
+// NCCL sums the outcomes before every worker updates.
+class GpuTrainer final : public Trainer {
+ public:
+  GpuTrainer(const Dataset& data, const Model& model, const TrainOptions& options)
+      : caller_(gpus(options).front()), host_(data), model_(model), options_(options) {
+    const std::vector<int> devices = gpus(options);
+    parts_ = cluster::parts(devices.size());
+    const std::size_t batch = std::min(options.batch, data.rows);
+    for (const int device : devices) {
+      const cuda::DeviceGuard guard(device);
+      workers_.push_back(std::make_unique<Worker>(device, data, model, options,
+                                                  (batch + parts_.total - 1) / parts_.total));
+      if (!workers_.back()->resident() && staged_x_.size() == 0) {
+        staged_x_ = cuda::PinnedBuffer<float>(batch * model.dims);
+        staged_y_ = cuda::PinnedBuffer<std::uint32_t>(batch);
+      }
+    }
+    // Every rank has its workers (a rank that ran out of memory stops the others here).
+    if (parts_.total > 1) comm_ = std::make_unique<cuda::Communicator>(devices);
+  }
+
+  void epoch(std::span<const std::uint32_t> order, std::size_t batch, std::span<const float> etas, float* losses,
+             std::uint8_t* errors) override {
+    const std::size_t n = order.size(), dims = model_.dims;
+    const bool shared = comm_ != nullptr;
+    for (const auto& w : workers_) {
+      const cuda::DeviceGuard guard(w->device());
+      w->start_epoch(order, shared);
+    }
+    for (std::size_t b = 0, first = 0; first < n; ++b, first += batch) {
+      const std::size_t rows = std::min(batch, n - first);
+      if (staged_x_.size() > 0) {  // a training set too large for some GPU: the batch from the host
+        for (const auto& w : workers_) w->sync();  // the staging buffers are free again
+        for (std::size_t i = 0; i < rows; ++i) {
+          std::copy_n(&host_.features[std::size_t{order[first + i]} * dims], dims, staged_x_.get() + i * dims);
+          staged_y_.get()[i] = host_.labels[order[first + i]];
+        }
+      }
+      for (std::size_t g = 0; g < workers_.size(); ++g) {
+        Worker& w = *workers_[g];
+        const cuda::DeviceGuard guard(w.device());
+        w.load_batch(first, rows, staged_x_.get(), staged_y_.get());
+        w.score(first, share_rows(rows, false, parts_.first + g, parts_.total), etas[b]);
+      }
+      if (shared) {
+        comm_->begin();
+        for (std::size_t g = 0; g < workers_.size(); ++g) workers_[g]->sum_outcomes(*comm_, g, first, rows);
+        comm_->end();
+      }
+      for (const auto& w : workers_) {
+        const cuda::DeviceGuard guard(w->device());
+        w->update_prototypes(first, rows);
+      }
+    }
+    if (shared) cluster::check_in();  // before waiting on NCCL's last sums
+    workers_.front()->copy_outcomes(n, losses, errors);
+    for (const auto& w : workers_) w->sync();
+  }
+
+  // Every worker holds the same prototypes.
+  void read_prototypes(float* out) override {
+    workers_.front()->copy_prototypes(out);
+    workers_.front()->sync();
+  }
+
+ private:
+  cuda::DeviceGuard caller_;  // first: the caller's device again once every worker is gone
+  const Dataset& host_;
+  const Model& model_;
+  TrainOptions options_;
+  cluster::Parts parts_;
   cuda::PinnedBuffer<float> staged_x_;
   cuda::PinnedBuffer<std::uint32_t> staged_y_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<cuda::Communicator> comm_;  // last: aborted first when unwinding, before the buffers go
 };
 
 // Prediction, one block a row of the distance tile: each class's nearest prototype,
@@ -450,7 +562,8 @@ std::unique_ptr<Trainer> gpu_trainer(const Dataset& data, const Model& model, co
 
 bool gpu_predicts(const Model& model) { return model.classes.size() * 5 <= 48 * 1024; }
 
-std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, std::size_t top, int device) {
+std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, RowRange rows, std::size_t top,
+                                       int device) {
   const cuda::DeviceGuard guard(device);
   const cuda::Stream stream;
   cublasHandle_t cublas = nullptr;
@@ -467,15 +580,15 @@ std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, 
   row_norms<<<blocks_for(count * 32, 256), 256, 0, stream.get()>>>(prototypes.get(), count, dims, norms.get());
   SIMKIT_CUDA_CHECK_LAUNCH();
   // Rows a chunk: the distance tile near 256 MB.
-  const std::size_t chunk = std::clamp<std::size_t>((std::size_t{256} << 20) / (count * 4), 1, std::max<std::size_t>(data.rows, 1));
+  const std::size_t chunk = std::clamp<std::size_t>((std::size_t{256} << 20) / (count * 4), 1, std::max<std::size_t>(rows.size(), 1));
   cuda::DeviceBuffer<float> x(chunk * dims), x_norms(chunk), tile(chunk * count);
   cuda::DeviceBuffer<std::uint32_t> out(chunk * top);
-  std::vector<std::uint32_t> result(data.rows * top);
+  std::vector<std::uint32_t> result(rows.size() * top);
   const std::size_t shared = model.classes.size() * 5;
-  for (std::size_t first = 0; first < data.rows; first += chunk) {
-    const std::size_t n = std::min(chunk, data.rows - first);
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(x.get(), data.features.data() + first * dims, n * dims * 4, cudaMemcpyHostToDevice,
-                                      stream.get()));
+  for (std::size_t first = 0; first < rows.size(); first += chunk) {
+    const std::size_t n = std::min(chunk, rows.size() - first);
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(x.get(), data.features.data() + (rows.begin + first) * dims, n * dims * 4,
+                                      cudaMemcpyHostToDevice, stream.get()));
     row_norms<<<blocks_for(n * 32, 256), 256, 0, stream.get()>>>(x.get(), n, dims, x_norms.get());
     SIMKIT_CUDA_CHECK_LAUNCH();
     const float one = 1, zero = 0;
