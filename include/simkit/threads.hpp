@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 namespace simkit {
@@ -21,5 +22,9 @@ class ThreadLimit {
 
 // Threads parallel work may use now.
 std::size_t max_threads() noexcept;
+
+// Calls work(0), ..., work(n - 1) each on a thread of its own (one a GPU, which then work
+// at once; n == 1: on this thread), waits for all, and rethrows the first one's error.
+void run_each(std::size_t n, const std::function<void(std::size_t)>& work);
 
 }  // namespace simkit

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -15,6 +14,7 @@
 #include "simkit/error.hpp"
 #include "simkit/pairwise.hpp"
 #include "simkit/neighbors.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::neighbors {
 
@@ -80,23 +80,7 @@ struct Searcher::Impl {
         ms[p] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       }
     };
-    if (parts.size() == 1) {
-      run_part(0);
-    } else {  // a thread a GPU
-      std::vector<std::thread> threads;
-      std::vector<std::exception_ptr> errors(parts.size());
-      for (std::size_t p = 0; p < parts.size(); ++p)
-        threads.emplace_back([&, p] {
-          try {
-            run_part(p);
-          } catch (...) {
-            errors[p] = std::current_exception();
-          }
-        });
-      for (std::thread& t : threads) t.join();
-      for (const std::exception_ptr& e : errors)
-        if (e) std::rethrow_exception(e);
-    }
+    run_each(parts.size(), run_part);  // a thread a GPU
     last_ms = *std::max_element(ms.begin(), ms.end());
     TopKLists out(queries, k);
     for (std::size_t p = 0; p < parts.size(); ++p) {

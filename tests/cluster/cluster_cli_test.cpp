@@ -16,23 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define SIMKIT_REQUIRE_MPI()                                                          \
-  do {                                                                                \
-    if (!test::mpi_available()) GTEST_SKIP() << "this simkit was built without MPI"; \
-  } while (0)
-
 std::string sample_vectors() { return (test::source_dir() / "data/samples/vectors.vec").string(); }
-
-// The job alone and under 2 and 3 ranks: the same exit code, output and output file.
-void expect_same_under_mpi(const std::vector<std::string>& args, const std::string& input = "") {
-  const test::RunResult alone = test::run_simkit(args, input);
-  ASSERT_EQ(alone.exit_code, 0) << alone.err;
-  for (const int ranks : {2, 3}) {
-    const test::RunResult r = test::run_simkit_mpi(ranks, args, input);
-    EXPECT_EQ(r.exit_code, alone.exit_code) << ranks << " ranks: " << r.err;
-    EXPECT_EQ(r.out, alone.out) << ranks << " ranks";
-  }
-}
 
 TEST(ClusterCli, DevicesListsEveryRank) {
   SIMKIT_REQUIRE_MPI();
@@ -45,8 +29,8 @@ TEST(ClusterCli, DevicesListsEveryRank) {
 
 TEST(ClusterCli, NeighborsEqualOneProcess) {
   SIMKIT_REQUIRE_MPI();
-  expect_same_under_mpi({"neighbors", "--device", "cpu", "--model", sample_vectors(), "-k", "7", "king",
-                         "king - man + woman", "paris"});
+  test::expect_same_under_mpi({"neighbors", "--device", "cpu", "--model", sample_vectors(), "-k", "7", "king",
+                               "king - man + woman", "paris"});
   // Queries from standard input, which the launcher gives to rank 0 alone, in small
   // batches; an unknown word is refused (exit 2) while the others are answered.
   const std::string queries = "water\nthe\nnosuchwordhere\ncity - town\nrun\n";

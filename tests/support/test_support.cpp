@@ -172,6 +172,17 @@ RunResult run_simkit_mpmd(const std::vector<std::vector<std::string>>& rank_args
   return run_command(command, input);
 }
 
+RunResult expect_same_under_mpi(const std::vector<std::string>& args, const std::string& input) {
+  const RunResult alone = run_simkit(args, input);
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  for (const int ranks : {2, 3}) {
+    const RunResult r = run_simkit_mpi(ranks, args, input);
+    EXPECT_EQ(r.exit_code, alone.exit_code) << ranks << " ranks: " << r.err;
+    EXPECT_EQ(r.out, alone.out) << ranks << " ranks";
+  }
+  return alone;
+}
+
 Child spawn_simkit(const std::vector<std::string>& args, const std::filesystem::path& dir,
                    const std::vector<std::string>& env) {
   Child child;
