@@ -348,6 +348,7 @@ Tracker::~Tracker() = default;
 
 void Tracker::push(const double* tuples, std::size_t count, const ReportCallback& on_report) {
   State& s = *state_;
+  s.backend->bind();
   for (std::size_t i = 0; i < count; ++i) {
     s.add_tuple(tuples + i * s.d, on_report);
     if (s.filled == s.n && (s.t - s.n) % s.options.every == 0) {

@@ -10,6 +10,7 @@
 
 #include "cca_fixture.hpp"
 #include "simkit/cca.hpp"
+#include "simkit/threads.hpp"
 #include "test_support.hpp"
 
 namespace simkit {
@@ -28,14 +29,14 @@ cca::Reports track_all(const cca::Layout& layout, const cca::Options& options, c
   const std::size_t d = layout.total(), count = stream.size() / d;
   for (std::size_t at = 0; at < count && !all.singular; at += chunk) {
     std::vector<cca::Reports> found(parts);
-    for (std::size_t p = 0; p < parts; ++p) {
+    run_each(parts, [&](std::size_t p) {  // a thread a tracker, as simkit cca drives them
       try {
         trackers[p]->push(stream.data() + at * d, std::min(chunk, count - at),
                           [&](const cca::Report& r) { found[p].reports.push_back(r); });
       } catch (const cca::SingularWindow& e) {
         found[p].singular = e;
       }
-    }
+    });
     cca::Reports merged = cca::merge_reports(std::move(found));
     for (cca::Report& r : merged.reports) all.reports.push_back(std::move(r));
     all.singular = merged.singular;
