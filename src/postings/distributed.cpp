@@ -77,7 +77,8 @@ Results concatenate(const std::vector<Results>& shards, std::size_t queries, boo
   out.counts.assign(queries, 0);
   for (const Results& shard : shards)
     for (std::size_t q = 0; q < queries; ++q) out.counts[q] += shard.counts[q];
-  for (std::size_t q = 0; q < queries; ++q) out.offsets.push_back(out.offsets.back() + (count_only ? 0 : out.counts[q]));
+  for (std::size_t q = 0; q < queries; ++q)
+    out.offsets.push_back(out.offsets.back() + (count_only ? 0 : out.counts[q]));
   if (!count_only) {
     out.ids.reserve(out.offsets.back());
     for (std::size_t q = 0; q < queries; ++q)

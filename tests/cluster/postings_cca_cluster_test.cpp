@@ -318,7 +318,8 @@ TEST_F(CcaCluster, GpuWorkersGiveTheCpusRows) {
     for (std::size_t i = 0; i < a.size(); ++i) {
       std::istringstream x(a[i]), y(b[i]);
       std::string u, v;
-      while (std::getline(x, u, '\t') && std::getline(y, v, '\t')) EXPECT_NEAR(std::stod(u), std::stod(v), 2e-8) << what;
+      while (std::getline(x, u, '\t') && std::getline(y, v, '\t'))
+        EXPECT_NEAR(std::stod(u), std::stod(v), 3e-8) << what;
     }
   };
   close(test::run_simkit(all).out, "cuda:all");

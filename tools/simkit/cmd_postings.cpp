@@ -95,7 +95,8 @@ int run_query(QueryOptions& options) {
   // queries (standard input reaches it alone) and hands them to the others.
   const std::string& index_path = options.index.empty() ? options.exp_index : options.index;
   cluster::check_same_file(index_path);
-  postings::Index index = options.index.empty() ? postings::read_exp_index(index_path) : postings::read_index(index_path);
+  postings::Index index =
+      options.index.empty() ? postings::read_exp_index(index_path) : postings::read_index(index_path);
   const std::size_t terms = index.terms();
   const bool words = !index.vocabulary.empty() && !options.term_ids;
   postings::Queries queries;
