@@ -12,8 +12,11 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "simkit/error.hpp"
 
 namespace simkit::cca {
 
@@ -25,6 +28,11 @@ struct Layout {
 };
 
 enum class Mode { exact, approx };
+
+// Stream pairs [begin, end) in the pair order (0,1), (0,2), ..., (1,2), ... .
+struct PairRange {
+  std::size_t begin = 0, end = SIZE_MAX;
+};
 
 struct Options {
   std::size_t window = 0;         // n, at least 2
@@ -43,6 +51,10 @@ struct Options {
   // push() come as its batches are solved). 0: the backend's choice (GPU: up to 512 as
   // memory allows; CPU: 4 a thread, solved on all threads); 1: one at a time.
   std::size_t batch = 0;
+  // Only these pairs are solved and reported: a worker's share (share_pairs). The rest of
+  // the schedule is the whole run's (the report steps, the skips, the solve batches, the
+  // approx mode's random draws), so the shares' reports put together are one tracker's.
+  PairRange pairs;
 };
 
 // One stream pair's answer at a step.
@@ -66,6 +78,20 @@ struct Stats {
 };
 
 using ReportCallback = std::function<void(const Report&)>;
+
+// Thrown by Tracker::push when a window's covariance is singular: at report step `step`,
+// solving pair `pair` (its index in the pair order); steps before it were reported.
+class SingularWindow : public InputError {
+ public:
+  SingularWindow(std::uint64_t step, std::size_t pair, const std::string& reason)
+      : InputError(Location{}, reason), step_(step), pair_(pair) {}
+  std::uint64_t step() const noexcept { return step_; }
+  std::size_t pair() const noexcept { return pair_; }
+
+ private:
+  std::uint64_t step_;
+  std::size_t pair_;
+};
 
 // The sliding-window tracker. Reports come at t = window, window + every, ... .
 //   exact   the correlations of each pair from the current window's covariance.
@@ -98,6 +124,26 @@ class Tracker {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// --- several workers: GPUs of one process, ranks under mpirun (simkit/cluster.hpp) ---
+
+// Worker `part` of `parts`'s pairs: contiguous in the pair order, balanced by the cost of
+// solving them ((dims[a] + dims[b])^3 a pair). Some are empty when pairs are fewer than parts.
+PairRange share_pairs(const Layout& layout, std::size_t part, std::size_t parts);
+
+// The reports that trackers of the same tuples (each its share of the pairs) gave for
+// one stretch of tuples, and the singular window that stopped one, if any.
+struct Reports {
+  std::vector<Report> reports;
+  std::optional<SingularWindow> singular;
+};
+// Shares in pair order put together as one tracker's: each step's pairs, share after
+// share, up to the first singular window one tracker would have met (by step, then pair).
+Reports merge_reports(std::vector<Reports> shares);
+// Every rank's merged reports (ranks in pair order) put together on rank 0; the other ranks
+// get no reports. The singular window, if any, comes back on every rank, so that all
+// stop with the same error. Every rank calls it; alone it returns `mine`.
+Reports gather_reports(Reports mine);
 
 // --- tuple input -------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ struct Index {
   std::vector<std::uint64_t> offsets{0};  // terms() + 1 entries
   std::vector<std::string> vocabulary;     // the word of each term; empty for an ExpIndex
   std::uint64_t documents = 0;             // every id is below this
+  std::uint64_t first_document = 0;        // ... and at least this (a shard: documents_between)
 
   std::size_t terms() const noexcept { return offsets.size() - 1; }
   std::span<const DocId> list(std::size_t term) const noexcept {
@@ -46,6 +47,16 @@ void write_index(const Index& index, const std::string& path);
 
 // Reads either kind, told apart by the magic (an ExpIndex has none).
 Index read_any_index(const std::string& path);
+
+// Document ids [begin, end).
+struct DocRange {
+  std::uint64_t begin = 0, end = 0;
+};
+// A shard of the index: every list cut to the ids in `range` (two binary searches a
+// list), so that a query's answer on the shard is its answer on the whole index within
+// the range. Term ids stay; the vocabulary is not copied (queries are parsed against the
+// whole index). first_document and documents become the range's bounds.
+Index documents_between(const Index& index, DocRange range);
 
 // An index from a text collection: one document per line (document ids 0, 1, ... in the
 // order read, empty lines included so that ids stay line numbers - 1), or one document
@@ -149,5 +160,48 @@ class GpuIndex {
 // One batch on a fresh GpuIndex.
 Results intersect_gpu(const Index& index, const Queries& queries, const GpuOptions& options,
                       bool count_only = false, double* device_ms = nullptr);
+
+// --- several workers: GPUs of one process, ranks under mpirun (simkit/cluster.hpp) ---
+
+// The answers of one batch on shards of ascending document ranges, as one: each query's
+// ids one shard after the other (so still ascending), its counts summed.
+Results concatenate(const std::vector<Results>& shards, std::size_t queries, bool count_only);
+
+// Rank 0's batch of queries on every rank (every rank calls it; what the others pass is
+// ignored): rank 0 reads and parses the queries, the ranks answer them together.
+Queries broadcast_queries(Queries queries);
+
+struct DistributedOptions {
+  Algorithm algorithm = Algorithm::automatic;  // the CPU's
+  std::vector<int> gpus;  // the CUDA devices this process drives, a worker each; empty: the CPU
+  GpuOptions gpu;         // kernel and memory of each GPU worker (its device is set from gpus)
+};
+
+// The index shared out among the workers of a run: one a GPU (or the CPU) in each
+// process, numbered across the ranks (cluster::parts); worker w of W keeps the lists of
+// documents share_rows(documents, w, W) (simkit/pairwise.hpp), so W workers hold 1/W of
+// the postings each. intersect() answers a batch on every worker, each on its documents,
+// and concatenates the answers in document order on rank 0, which gets what one process
+// gets; the other ranks get empty Results. Every rank calls intersect() with the same
+// queries. With a single worker in the whole run, the index is searched as it is (no
+// copy). Constructing it is collective (every rank, in the same order).
+class DistributedIndex {
+ public:
+  DistributedIndex(Index index, const DistributedOptions& options);
+  ~DistributedIndex();
+  DistributedIndex(const DistributedIndex&) = delete;
+  DistributedIndex& operator=(const DistributedIndex&) = delete;
+
+  // `device_ms`: the slowest GPU worker's time on the device (unchanged on the CPU).
+  Results intersect(const Queries& queries, bool count_only = false, Progress* progress = nullptr,
+                    double* device_ms = nullptr);
+  // This process's workers' documents, in worker order.
+  std::vector<DocRange> local_documents() const;
+  std::size_t workers() const noexcept;  // in the whole run
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace simkit::postings

@@ -20,6 +20,9 @@ struct Singular {
 class Backend {
  public:
   virtual ~Backend() = default;
+  // Makes the backend's device current on the calling thread (a tracker may be driven
+  // from another thread than the one that made it: a thread a GPU).
+  virtual void bind() {}
   // M2 += sum of a a^T over the `added` rows - sum over the `removed` rows; the sums
   // likewise. Rows are row-major, layout.total() wide, already shifted.
   virtual void update(const double* added, std::size_t n_added, const double* removed, std::size_t n_removed) = 0;

@@ -39,8 +39,9 @@ struct Tracker::State {
   Options options;
   std::size_t d = 0, n = 0, recenter = 0;
   std::unique_ptr<detail::Backend> backend;
-  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;  // every pair of the run
   std::vector<std::size_t> k;              // per pair
+  std::size_t own_begin = 0, own_end = 0;  // the pairs this tracker solves (Options::pairs)
   std::vector<double> ring;                // n x d, raw tuples
   std::size_t head = 0, filled = 0;        // the oldest row, rows held
   std::vector<double> shift;
@@ -164,10 +165,11 @@ struct Tracker::State {
     const std::size_t stream = first ? a : b;
     const std::string which = pairs.size() == 1 && layout.dims.size() == 2 ? (stream == 0 ? "X" : "Y")
                                                                            : fmt::format("stream {}", stream + 1);
-    throw InputError(Location{}, fmt::format("the window ending at tuple {} has a singular covariance of {} "
-                                             "(a constant attribute, or fewer tuples than attributes): use "
-                                             "--ridge (ridge now {:g})",
-                                             at, which, options.ridge));
+    throw SingularWindow(at, index,
+                         fmt::format("the window ending at tuple {} has a singular covariance of {} "
+                                     "(a constant attribute, or fewer tuples than attributes): use "
+                                     "--ridge (ridge now {:g})",
+                                     at, which, options.ridge));
   }
 
   PairResult solve_pair(std::size_t index, const std::vector<std::size_t>& a_cols, const std::vector<std::size_t>& b_cols) {
@@ -207,7 +209,7 @@ struct Tracker::State {
     backend->begin_steps(added.data(), added_end, removed.data(), removed_end, n);
     std::vector<std::vector<double>> rho(pairs.size());
     std::vector<std::vector<int>> singular(pairs.size());
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
+    for (std::size_t i = own_begin; i < own_end; ++i) {
       const auto [a, b] = pairs[i];
       rho[i] = backend->solve_steps(columns(a), columns(b), k[i], options.ridge, singular[i]);
     }
@@ -221,7 +223,7 @@ struct Tracker::State {
     for (std::size_t j = 0; j < steps.size(); ++j) {
       Report answer;
       answer.t = steps[j];
-      for (std::size_t i = 0; i < pairs.size(); ++i) {
+      for (std::size_t i = own_begin; i < own_end; ++i) {
         if (singular[i][j] != 0) throw_singular(i, singular[i][j] == 1, steps[j]);
         PairResult result;
         std::tie(result.a, result.b) = pairs[i];
@@ -259,7 +261,10 @@ struct Tracker::State {
       std::vector<std::size_t> a_cols = columns(a), b_cols = columns(b);
       PairResult result;
       if (options.mode == Mode::approx) {
+        // Every pair's sample is drawn, so that the random numbers of the pairs solved here
+        // are those one tracker of every pair would draw for them.
         const std::vector<std::size_t> a_kept = sample(a, variance, k[i]), b_kept = sample(b, variance, k[i]);
+        if (i < own_begin || i >= own_end) continue;
         result = solve_pair(i, a_kept, b_kept);
         if (options.vectors) {
           result.a_vectors = expand(result.a_vectors, a_kept, a, k[i]);
@@ -269,6 +274,7 @@ struct Tracker::State {
           result.exact_rho = solve_pair(i, a_cols, b_cols).rho;
         }
       } else {
+        if (i < own_begin || i >= own_end) continue;
         result = solve_pair(i, a_cols, b_cols);
       }
       result.a = a;
@@ -322,6 +328,8 @@ Tracker::Tracker(Layout layout, Options options) : state_(std::make_unique<State
       s.pairs.emplace_back(a, b);
       s.k.push_back(std::min({options.k, s.layout.dims[a], s.layout.dims[b]}));
     }
+  s.own_end = std::min(options.pairs.end, s.pairs.size());
+  s.own_begin = std::min(options.pairs.begin, s.own_end);
   s.ring.assign(s.n * s.d, 0.0);
   s.shift.assign(s.d, 0.0);
   s.rng.seed(options.seed);
@@ -340,6 +348,7 @@ Tracker::~Tracker() = default;
 
 void Tracker::push(const double* tuples, std::size_t count, const ReportCallback& on_report) {
   State& s = *state_;
+  s.backend->bind();
   for (std::size_t i = 0; i < count; ++i) {
     s.add_tuple(tuples + i * s.d, on_report);
     if (s.filled == s.n && (s.t - s.n) % s.options.every == 0) {

@@ -6,6 +6,7 @@
 #include <exception>
 #include <string>
 
+#include "core/packing.hpp"
 #include "engine/pairwise_common.hpp"
 #include "simkit/cluster.hpp"
 #include "simkit/pairwise.hpp"
@@ -29,46 +30,22 @@ std::size_t row_with_pairs(std::size_t n, double target) {
   return lo;
 }
 
-void append(std::string& out, const void* data, std::size_t bytes) {
-  out.append(static_cast<const char*>(data), bytes);
-}
-
-template <typename T>
-void append_vector(std::string& out, const std::vector<T>& v) {
-  const std::uint64_t n = v.size();
-  append(out, &n, sizeof n);
-  append(out, v.data(), v.size() * sizeof(T));
-}
-
-template <typename T>
-std::vector<T> read_vector(std::string_view& in) {
-  std::uint64_t n = 0;
-  std::memcpy(&n, in.data(), sizeof n);
-  in.remove_prefix(sizeof n);
-  std::vector<T> v(n);
-  if (n > 0) std::memcpy(v.data(), in.data(), n * sizeof(T));
-  in.remove_prefix(n * sizeof(T));
-  return v;
-}
-
 std::string serialise(const TopKLists& lists) {
-  std::string out;
-  const std::uint64_t shape[2] = {lists.rows, lists.k};
-  append(out, shape, sizeof shape);
-  append_vector(out, lists.scores);
-  append_vector(out, lists.indices);
-  return out;
+  detail::Packer out;
+  out.value(static_cast<std::uint64_t>(lists.rows));
+  out.value(static_cast<std::uint64_t>(lists.k));
+  out.vector(lists.scores);
+  out.vector(lists.indices);
+  return std::move(out.bytes());
 }
 
-TopKLists deserialise(std::string_view& in) {
-  std::uint64_t shape[2];
-  std::memcpy(shape, in.data(), sizeof shape);
-  in.remove_prefix(sizeof shape);
+TopKLists deserialise(std::string_view bytes) {
+  detail::Unpacker in(bytes);
   TopKLists lists;
-  lists.rows = shape[0];
-  lists.k = shape[1];
-  lists.scores = read_vector<float>(in);
-  lists.indices = read_vector<std::uint32_t>(in);
+  lists.rows = in.value<std::uint64_t>();
+  lists.k = in.value<std::uint64_t>();
+  lists.scores = in.vector<float>();
+  lists.indices = in.vector<std::uint32_t>();
   return lists;
 }
 
@@ -91,8 +68,7 @@ TopKLists gather_topk(TopKLists mine) {
   if (!cluster::root()) return {};
   TopKLists merged;
   for (const std::string& part : parts) {
-    std::string_view in(part);
-    TopKLists lists = deserialise(in);
+    TopKLists lists = deserialise(part);
     if (merged.rows == 0 && merged.k == 0) merged = std::move(lists);
     else merge_topk(merged, lists);
   }

@@ -37,7 +37,9 @@ Prepared prepare(const Index& index, const Queries& queries, Algorithm algorithm
   std::vector<std::uint32_t> terms;
   for (const std::uint32_t t : queries.terms) {
     if (t == kNoTerm) continue;
-    if (algorithm == Algorithm::automatic && !detail::dense(index.list(t).size(), index.documents)) continue;
+    if (algorithm == Algorithm::automatic &&
+        !detail::dense(index.list(t).size(), index.documents - index.first_document))
+      continue;
     if (p.slot.emplace(t, terms.size()).second) terms.push_back(t);
   }
   if (algorithm == Algorithm::hash) p.directories.resize(terms.size());

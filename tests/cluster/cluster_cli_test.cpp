@@ -19,31 +19,6 @@ namespace fs = std::filesystem;
 
 std::string sample_vectors() { return (test::source_dir() / "data/samples/vectors.vec").string(); }
 
-// Whether two outputs are the same; when not, the first line that differs (outputs of
-// thousands of lines: a full diff would drown the report).
-::testing::AssertionResult same_text(const std::string& got, const std::string& want) {
-  if (got == want) return ::testing::AssertionSuccess();
-  const std::vector<std::string> a = test::lines_of(got), b = test::lines_of(want);
-  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i)
-    if (i >= a.size() || i >= b.size() || a[i] != b[i])
-      return ::testing::AssertionFailure() << "line " << i + 1 << " of " << a.size() << " (want " << b.size()
-                                           << "): " << (i < a.size() ? a[i] : "(none)") << " | want "
-                                           << (i < b.size() ? b[i] : "(none)");
-  return ::testing::AssertionFailure() << "outputs differ";
-}
-
-// The job alone and under 2 and 3 ranks: the same exit code, output and output file.
-void expect_same_under_mpi(const std::vector<std::string>& args, const std::string& input = "") {
-  const test::RunResult alone = test::run_simkit(args, input);
-  ASSERT_EQ(alone.exit_code, 0) << alone.err;
-  EXPECT_GT(alone.out.size(), 100u) << "a job with something to share: " << args.front();
-  for (const int ranks : {2, 3}) {
-    const test::RunResult r = test::run_simkit_mpi(ranks, args, input);
-    EXPECT_EQ(r.exit_code, alone.exit_code) << ranks << " ranks: " << r.err;
-    EXPECT_TRUE(same_text(r.out, alone.out)) << ranks << " ranks";
-  }
-}
-
 TEST(ClusterCli, DevicesListsEveryRank) {
   SIMKIT_REQUIRE_MPI();
   const test::RunResult r = test::run_simkit_mpi(3, {"devices"});
@@ -55,8 +30,8 @@ TEST(ClusterCli, DevicesListsEveryRank) {
 
 TEST(ClusterCli, NeighborsEqualOneProcess) {
   SIMKIT_REQUIRE_MPI();
-  expect_same_under_mpi({"neighbors", "--device", "cpu", "--model", sample_vectors(), "-k", "7", "king",
-                         "king - man + woman", "paris"});
+  test::expect_same_under_mpi({"neighbors", "--device", "cpu", "--model", sample_vectors(), "-k", "7", "king",
+                               "king - man + woman", "paris"});
   // Queries from standard input, which the launcher gives to rank 0 alone, in small
   // batches; an unknown word is refused (exit 2) while the others are answered.
   const std::string queries = "water\nthe\nnosuchwordhere\ncity - town\nrun\n";
@@ -67,7 +42,7 @@ TEST(ClusterCli, NeighborsEqualOneProcess) {
   for (const int ranks : {2, 3}) {
     const test::RunResult r = test::run_simkit_mpi(ranks, args, queries);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_TRUE(same_text(r.out, alone.out));
+    EXPECT_TRUE(test::same_text(r.out, alone.out));
     EXPECT_EQ(r.err, alone.err);  // the refusal once, from rank 0
   }
 }
@@ -81,23 +56,23 @@ TEST(ClusterCli, DiscoAllPairsEqualOneProcess) {
        model});
   ASSERT_EQ(built.exit_code, 0) << built.err;
   for (const std::string form : {"dense", "sparse"})
-    expect_same_under_mpi({"disco", "similar", "--device", "cpu", "--model", model, "--all", "--k", "5", "--form", form,
+    test::expect_same_under_mpi({"disco", "similar", "--device", "cpu", "--model", model, "--all", "--k", "5", "--form", form,
                            "--features", "300"});
 }
 
 TEST(ClusterCli, DedupEqualOneProcess) {
   SIMKIT_REQUIRE_MPI();
   const std::string boost = (test::source_dir() / "data/samples/boost").string();
-  expect_same_under_mpi({"hash", "-r", boost});
-  expect_same_under_mpi({"dedup", "--device", "cpu", boost});
-  expect_same_under_mpi({"dedup", "--device", "cpu", "--clusters", "--format", "json", boost});
-  expect_same_under_mpi({"dedup", "--device", "cpu", "--mode", "edit-rate", "--rate", "0.1", boost});
+  test::expect_same_under_mpi({"hash", "-r", boost});
+  test::expect_same_under_mpi({"dedup", "--device", "cpu", boost});
+  test::expect_same_under_mpi({"dedup", "--device", "cpu", "--clusters", "--format", "json", boost});
+  test::expect_same_under_mpi({"dedup", "--device", "cpu", "--mode", "edit-rate", "--rate", "0.1", boost});
   // From a hash list, which rank 0 alone reads.
   const test::TempDir dir;
   const test::RunResult list = test::run_simkit({"hash", "-r", boost});
   ASSERT_EQ(list.exit_code, 0);
   test::write_file(dir / "boost.ssdeep", list.out);
-  expect_same_under_mpi({"dedup", "--device", "cpu", "-t", "30", (dir / "boost.ssdeep").string()});
+  test::expect_same_under_mpi({"dedup", "--device", "cpu", "-t", "30", (dir / "boost.ssdeep").string()});
 }
 
 TEST(ClusterCli, AMissingInputStopsEveryRankWithOneLine) {
@@ -170,11 +145,11 @@ TEST(ClusterGpu, EveryWayEqualsOneGpu) {
     args.back() = "cuda:all";
     const test::RunResult all = test::run_simkit(args);
     EXPECT_EQ(all.exit_code, 0) << all.err;
-    EXPECT_TRUE(same_text(all.out, one.out)) << "--device cuda:all";
+    EXPECT_TRUE(test::same_text(all.out, one.out)) << "--device cuda:all";
     args.back() = "cuda";
     const test::RunResult ranks = test::run_simkit_mpi(2, args);
     EXPECT_EQ(ranks.exit_code, 0) << ranks.err;
-    EXPECT_TRUE(same_text(ranks.out, one.out)) << "mpirun -np 2, a GPU a rank";
+    EXPECT_TRUE(test::same_text(ranks.out, one.out)) << "mpirun -np 2, a GPU a rank";
   }
 }
 

@@ -10,6 +10,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -174,6 +175,29 @@ RunResult run_simkit_mpmd(const std::vector<std::vector<std::string>>& rank_args
   for (std::size_t r = 0; r < rank_args.size(); ++r)
     command += (r == 0 ? " -np 1 " : " : -np 1 ") + simkit_command(rank_args[r]);
   return run_command(command, input);
+}
+
+::testing::AssertionResult same_text(const std::string& got, const std::string& want) {
+  if (got == want) return ::testing::AssertionSuccess();
+  const std::vector<std::string> a = lines_of(got), b = lines_of(want);
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i)
+    if (i >= a.size() || i >= b.size() || a[i] != b[i])
+      return ::testing::AssertionFailure() << "line " << i + 1 << " of " << a.size() << " (want " << b.size()
+                                           << "): " << (i < a.size() ? a[i] : "(none)") << " | want "
+                                           << (i < b.size() ? b[i] : "(none)");
+  return ::testing::AssertionFailure() << "outputs differ";
+}
+
+RunResult expect_same_under_mpi(const std::vector<std::string>& args, const std::string& input) {
+  const RunResult alone = run_simkit(args, input);
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_FALSE(alone.out.empty()) << "a job with something to share: " << args.front();
+  for (const int ranks : {2, 3}) {
+    const RunResult r = run_simkit_mpi(ranks, args, input);
+    EXPECT_EQ(r.exit_code, alone.exit_code) << ranks << " ranks: " << r.err;
+    EXPECT_TRUE(same_text(r.out, alone.out)) << ranks << " ranks";
+  }
+  return alone;
 }
 
 Child spawn_simkit(const std::vector<std::string>& args, const std::filesystem::path& dir,

@@ -92,6 +92,12 @@ bool mpi_available();
 RunResult run_simkit_mpi(int ranks, const std::vector<std::string>& args, const std::string& input = "");
 // One rank each with its own arguments (MPMD), e.g. ranks given different input files.
 RunResult run_simkit_mpmd(const std::vector<std::vector<std::string>>& rank_args, const std::string& input = "");
+// Whether two outputs are the same; when not, the first line that differs (outputs of
+// thousands of lines: a full diff would drown the report).
+::testing::AssertionResult same_text(const std::string& got, const std::string& want);
+// The job alone (which must succeed) and under 2 and 3 ranks (shares that do not divide
+// evenly): the same exit code and standard output. Returns the lone run.
+RunResult expect_same_under_mpi(const std::vector<std::string>& args, const std::string& input = "");
 
 // A simkit process started with a pipe on its standard input, output and errors to files.
 struct Child {
@@ -120,12 +126,12 @@ std::vector<std::string> lines_of(const std::string& text);
 
 }  // namespace simkit::test
 
+#define SIMKIT_REQUIRE_MPI()                                                                  \
+  do {                                                                                        \
+    if (!::simkit::test::mpi_available()) GTEST_SKIP() << "this simkit was built without MPI"; \
+  } while (0)
+
 #define SIMKIT_REQUIRE_GPU()                                                 \
   do {                                                                       \
     if (!::simkit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU here"; \
-  } while (0)
-
-#define SIMKIT_REQUIRE_MPI()                                                                 \
-  do {                                                                                       \
-    if (!::simkit::test::mpi_available()) GTEST_SKIP() << "this simkit was built without MPI"; \
   } while (0)

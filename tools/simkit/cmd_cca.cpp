@@ -9,9 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/cca.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::cli {
 
@@ -118,48 +120,68 @@ int run_cca(CcaOptions& options) {
     throw UsageError(fmt::format("--mode {}: expected exact or approx", quote(options.mode)));
   if (options.batch == 0) throw UsageError("--batch must be at least 1");
 
-  // The tuples, as one reader of concatenated streams.
+  // Under mpirun the pairs of many streams are shared out among the ranks (and the GPUs of
+  // --device cuda:all): every worker tracks the same tuples, which rank 0 reads and hands
+  // on, and solves its share of the pairs. One pair, and --convert, are rank 0's alone.
+  const bool share = many && options.convert.empty();
+  if (!share && !cluster::root()) return kExitOk;
+  const bool shared_tuples = share && cluster::size() > 1;
+
+  // The tuples, as one reader of concatenated streams (on rank 0).
   cca::Layout layout;
   std::unique_ptr<cca::TupleReader> reader;
   ColumnPick pick;
-  std::string name;
-  if (one_file) {
-    reader = cca::open_reader(options.input);
-    name = options.input;
-    const std::vector<std::size_t> x = cca::parse_columns(options.x_columns), y = cca::parse_columns(options.y_columns);
-    for (const auto* list : {&x, &y})
-      for (std::size_t c : *list)
-        if (c >= reader->columns())
-          throw InputError(Location{options.input},
-                           fmt::format("column {} was asked for, but a tuple has {} columns (0-based)", c, reader->columns()));
-    pick.columns = x;
-    pick.columns.insert(pick.columns.end(), y.begin(), y.end());
-    layout.dims = {x.size(), y.size()};
-  } else {
-    std::vector<std::string> paths = many ? options.streams : std::vector<std::string>{options.x_file, options.y_file};
-    std::vector<std::unique_ptr<cca::TupleReader>> readers;
-    for (const std::string& path : paths) {
-      readers.push_back(cca::open_reader(path));
-      layout.dims.push_back(readers.back()->columns());
-      if (layout.dims.back() == 0) throw InputError(Location{path}, "no tuples");
+  std::string name = many ? options.streams.front() : one_file ? options.input : options.x_file;
+  if (cluster::root()) {
+    if (one_file) {
+      reader = cca::open_reader(options.input);
+      const std::vector<std::size_t> x = cca::parse_columns(options.x_columns), y = cca::parse_columns(options.y_columns);
+      for (const auto* list : {&x, &y})
+        for (std::size_t c : *list)
+          if (c >= reader->columns())
+            throw InputError(Location{options.input}, fmt::format("column {} was asked for, but a tuple has {} columns "
+                                                                  "(0-based)",
+                                                                  c, reader->columns()));
+      pick.columns = x;
+      pick.columns.insert(pick.columns.end(), y.begin(), y.end());
+      layout.dims = {x.size(), y.size()};
+    } else {
+      std::vector<std::string> paths = many ? options.streams : std::vector<std::string>{options.x_file, options.y_file};
+      std::vector<std::unique_ptr<cca::TupleReader>> readers;
+      for (const std::string& path : paths) {
+        readers.push_back(cca::open_reader(path));
+        layout.dims.push_back(readers.back()->columns());
+        if (layout.dims.back() == 0) throw InputError(Location{path}, "no tuples");
+      }
+      reader = cca::zip_readers(std::move(readers), paths);
     }
-    name = paths.front();
-    reader = cca::zip_readers(std::move(readers), paths);
+    if (layout.dims[0] == 0) throw InputError(Location{name}, "no tuples");
   }
-  if (layout.dims[0] == 0) throw InputError(Location{name}, "no tuples");
-  const std::size_t width = reader->columns();
+  bool live = cluster::root() && reader->live();
+  if (shared_tuples) {  // the streams' widths and whether they arrive live, from rank 0
+    std::vector<std::size_t> head = {live ? 1u : 0u};
+    head.insert(head.end(), layout.dims.begin(), layout.dims.end());
+    head = cluster::broadcast_values(std::move(head));
+    live = head[0] != 0;
+    layout.dims.assign(head.begin() + 1, head.end());
+  }
+  const std::size_t width = cluster::root() ? reader->columns() : layout.total();
 
-  OutputFile out(options.convert.empty() ? options.output : options.convert);
-  const std::size_t per_read = reader->live() ? 1 : options.batch;
+  OutputFile out(options.convert.empty() ? options.output : options.convert, cluster::root());
+  const std::size_t per_read = live ? 1 : options.batch;
+  // The next tuples (every rank the same): 0 at the end.
   std::vector<double> rows;
+  const auto next_rows = [&]() -> std::size_t {
+    if (cluster::root()) reader->next(rows, per_read);
+    if (shared_tuples) rows = cluster::broadcast_values(std::move(rows));
+    if (!pick.columns.empty()) pick.apply(rows, width);
+    return rows.size() / layout.total();
+  };
   const auto start = std::chrono::steady_clock::now();
 
   if (!options.convert.empty()) {
     cca::BinaryWriter writer(out.stream(), layout.total());
-    while (reader->next(rows, per_read) > 0) {
-      if (!pick.columns.empty()) pick.apply(rows, width);
-      writer.add(rows.data(), rows.size() / layout.total());
-    }
+    while (const std::size_t count = next_rows()) writer.add(rows.data(), count);
     writer.finish();
     out.commit();
     return kExitOk;
@@ -169,32 +191,54 @@ int run_cca(CcaOptions& options) {
   c.mode = options.mode == "approx" ? cca::Mode::approx : cca::Mode::exact;
   c.compare_exact = options.approx_error;
   c.skip = options.skip;
-  c.device = context.device.cuda ? context.device.index : -1;
   if (options.approx_error && c.mode != cca::Mode::approx) throw UsageError("--approx-error goes with --mode approx");
-  cca::Tracker tracker(layout, c);
+  // A tracker a worker: one a GPU this process drives (many streams), else one; numbered
+  // across the ranks, each solving its share of the pairs.
+  std::vector<int> gpus;
+  if (context.device.cuda)
+    gpus = share && !context.device.indices.empty() ? context.device.indices : std::vector<int>{context.device.index};
+  const std::size_t local = std::max<std::size_t>(gpus.size(), 1);
+  const cluster::Parts run = share ? cluster::parts(local) : cluster::Parts{};
+  std::vector<std::unique_ptr<cca::Tracker>> trackers;
+  for (std::size_t w = 0; w < local; ++w) {
+    cca::Options mine = c;
+    mine.device = gpus.empty() ? -1 : gpus[w];
+    if (run.total > 1) mine.pairs = cca::share_pairs(layout, run.first + w, run.total);
+    trackers.push_back(std::make_unique<cca::Tracker>(layout, mine));
+  }
   const bool json = options.format == "json";
   fmt::memory_buffer text;
-  const auto on_report = [&](const cca::Report& report) {
-    if (json) write_json(text, report, layout, many, c.mode == cca::Mode::approx);
-    else write_tsv(text, report, layout, many);
-  };
-  while (reader->next(rows, per_read) > 0) {
-    if (!pick.columns.empty()) pick.apply(rows, width);
+  while (const std::size_t count = next_rows()) {
+    std::vector<cca::Reports> found(local);
     try {
-      tracker.push(rows.data(), rows.size() / layout.total(), on_report);
+      run_parts(local, [&](std::size_t w) {
+        try {
+          trackers[w]->push(rows.data(), count, [&](const cca::Report& report) { found[w].reports.push_back(report); });
+        } catch (const cca::SingularWindow& e) {  // the steps before it still count
+          found[w].singular = e;
+        }
+      });
     } catch (const InputError& e) {  // about the data as a whole: name it
       if (!e.where().file.empty()) throw;
       throw InputError(Location{name}, e.reason());
     }
-    if (text.size() > (1u << 20) || reader->live()) {
+    // The workers' reports put together (on rank 0), in the order one tracker gives them.
+    cca::Reports all = cca::merge_reports(std::move(found));
+    if (share) all = cca::gather_reports(std::move(all));  // (one pair: rank 0 alone, no collective)
+    for (const cca::Report& report : all.reports) {
+      if (json) write_json(text, report, layout, many, c.mode == cca::Mode::approx);
+      else write_tsv(text, report, layout, many);
+    }
+    if (all.singular) throw InputError(Location{name}, all.singular->reason());
+    if (text.size() > (1u << 20) || live) {
       out.write({text.data(), text.size()});
       text.clear();
-      if (reader->live()) std::fflush(out.stream());
+      if (live) std::fflush(out.stream());
     }
   }
   out.write({text.data(), text.size()});
   out.commit();
-  const cca::Stats& s = tracker.stats();
+  const cca::Stats& s = trackers.front()->stats();  // the schedule's, the same for every share
   if (s.tuples < c.window)
     note(fmt::format("only {} tuples, fewer than the window of {}: nothing to report", s.tuples, c.window));
   if (c.skip >= 0 || context.timings)
@@ -224,7 +268,11 @@ Runner add_cca_command(CLI::App& app) {
       "  simkit cca --input xy.csv --x 0-255 --y 256-767 --window 2048 --every 100 --format json\n"
       "  simkit cca --input xy.csv --x 0-255 --y 256-767 --window 2048 --skip 0.05\n"
       "  simkit cca --streams s1.csv s2.csv s3.csv --window 512 --k 1\n"
-      "  simkit cca --input xy.csv --x 0-255 --y 256-767 --convert xy.sks");
+      "  simkit cca --input xy.csv --x 0-255 --y 256-767 --convert xy.sks\n"
+      "  mpirun -np 4 simkit cca --streams s*.csv --window 512 --k 1 -o pairs.tsv\n"
+      "Under mpirun, --streams shares its stream pairs out among the ranks (and with --device cuda:all\n"
+      "among the GPUs): rank 0 reads the tuples and writes rows equal to one process's. One pair of\n"
+      "streams, and --convert, run on rank 0 alone.");
   command->add_option("--x-file", options->x_file, "X's tuples (p columns)");
   command->add_option("--y-file", options->y_file, "Y's tuples (q columns), line t beside X's line t");
   command->add_option("-i,--input", options->input, "one file holding X and Y (with --x and --y)");

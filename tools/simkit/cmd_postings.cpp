@@ -1,5 +1,6 @@
 // simkit postings: build an inverted index from text; answer batches of AND queries.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/postings.hpp"
@@ -38,6 +40,7 @@ struct QueryOptions {
 
 int run_build(const BuildOptions& options) {
   const Context context = make_context(options.common);
+  if (!cluster::root()) return kExitOk;  // under mpirun, rank 0 builds alone
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t bytes = 0;
   const std::vector<std::string> files = text_files(options.paths, bytes);
@@ -88,34 +91,44 @@ int run_query(QueryOptions& options) {
   if (algorithm != postings::Algorithm::automatic && options.common.device == "auto") options.common.device = "cpu";
   const Context context = make_context(options.common);
   const auto start = std::chrono::steady_clock::now();
-  const postings::Index index = options.index.empty() ? postings::read_exp_index(options.exp_index)
-                                                      : postings::read_index(options.index);
+  // Every rank reads the index and keeps its share of the documents; rank 0 reads the
+  // queries (standard input reaches it alone) and hands them to the others.
+  const std::string& index_path = options.index.empty() ? options.exp_index : options.index;
+  cluster::check_same_file(index_path);
+  postings::Index index =
+      options.index.empty() ? postings::read_exp_index(index_path) : postings::read_index(index_path);
+  const std::size_t terms = index.terms();
   const bool words = !index.vocabulary.empty() && !options.term_ids;
-  const postings::Queries queries = postings::read_queries(options.queries, index, words, options.keep_case);
+  postings::Queries queries;
+  if (cluster::root()) queries = postings::read_queries(options.queries, index, words, options.keep_case);
+  queries = postings::broadcast_queries(std::move(queries));
+  postings::DistributedOptions shared;
+  shared.algorithm = algorithm;
+  if (context.device.cuda) {
+    shared.gpus = context.device.indices.empty() ? std::vector<int>{context.device.index} : context.device.indices;
+    shared.gpu.kernel = options.gpu_kernel == "flat" ? postings::GpuKernel::flat : postings::GpuKernel::sliced;
+    shared.gpu.managed_memory = options.managed;
+    shared.gpu.memory_budget = context.memory_budget;
+  }
+  postings::DistributedIndex searcher(std::move(index), shared);
   const double load_s = seconds_since(start);
   const auto run_start = std::chrono::steady_clock::now();
-  postings::Results results;
   double device_ms = -1;
-  if (context.device.cuda) {
-    postings::GpuOptions gpu;
-    gpu.device = context.device.index;
-    gpu.kernel = options.gpu_kernel == "flat" ? postings::GpuKernel::flat : postings::GpuKernel::sliced;
-    gpu.managed_memory = options.managed;
-    gpu.memory_budget = context.memory_budget;
-    results = postings::intersect_gpu(index, queries, gpu, options.count, &device_ms);
-  } else {
-    Progress progress("queries", queries.size(), "queries");
-    results = postings::intersect_cpu(index, queries, algorithm, options.count, &progress);
+  postings::Results results;
+  {
+    std::optional<Progress> progress;  // the CPU's (the GPU answers a batch at once)
+    if (!context.device.cuda) progress.emplace("queries", queries.size(), "queries");
+    results = searcher.intersect(queries, options.count, progress ? &*progress : nullptr, &device_ms);
   }
   const double run_s = seconds_since(run_start);
-  OutputFile out(options.output);
+  OutputFile out(options.output, cluster::root());
   if (options.format == "tsv") render_tsv(results, options.count, out);
   else render_json(results, options.count, out);
   out.commit();
   if (context.timings)
     note(fmt::format("timing: loaded {} lists and {} queries in {:.3f} s; answered them on {} in {:.3f} s "
                      "({:.0f} queries/s){}",
-                     index.terms(), queries.size(), load_s, context.device.name, run_s, queries.size() / run_s,
+                     terms, queries.size(), load_s, context.device.name, run_s, queries.size() / run_s,
                      device_ms >= 0 ? fmt::format(", {:.3f} ms on the device", device_ms) : ""));
   return kExitOk;
 }
@@ -132,7 +145,11 @@ Runner add_postings_command(CLI::App& app) {
       "Examples:\n"
       "  simkit postings build corpus.txt -o corpus.skp          # one document a line\n"
       "  simkit postings query --index corpus.skp --queries q.txt # words a line\n"
-      "  simkit postings query --exp-index ExpIndex --queries ExpQuery --algorithm svs");
+      "  simkit postings query --exp-index ExpIndex --queries ExpQuery --algorithm svs\n"
+      "  mpirun -np 4 simkit postings query --index corpus.skp --queries q.txt -o answers.tsv\n"
+      "Under mpirun (and with --device cuda:all, a worker a GPU) 'query' shares the documents out: every\n"
+      "rank reads the index and keeps its share of each list, rank 0 reads the queries and writes the\n"
+      "answers, equal to one process's. 'build' runs on rank 0 alone.");
 
   CLI::App* b = command->add_subcommand(
       "build",

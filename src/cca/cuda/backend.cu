@@ -68,10 +68,9 @@ unsigned blocks_for(std::size_t n, unsigned threads) { return static_cast<unsign
 
 class GpuBackend final : public Backend {
  public:
-  GpuBackend(std::size_t dims, int device) : d_(dims) {
+  GpuBackend(std::size_t dims, int device) : device_(make_current(device)), d_(dims) {
     // The kernels put a column per grid row.
     if (dims > 65535) throw UsageError("the GPU path takes tuples of at most 65,535 columns");
-    SIMKIT_CUDA_CHECK(cudaSetDevice(device));
     SIMKIT_CUBLAS_CHECK(cublasCreate(&blas_));
     SIMKIT_CUBLAS_CHECK(cublasSetStream(blas_, stream_.get()));
     SIMKIT_CUSOLVER_CHECK(cusolverDnCreate(&solver_));
@@ -89,6 +88,8 @@ class GpuBackend final : public Backend {
     cusolverDnDestroy(solver_);
     cublasDestroy(blas_);
   }
+
+  void bind() override { make_current(device_); }
 
   void update(const double* added, std::size_t n_added, const double* removed, std::size_t n_removed) override {
     rank_update(added, n_added, 1.0);
@@ -228,6 +229,11 @@ class GpuBackend final : public Backend {
   }
 
  private:
+  static int make_current(int device) {
+    SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+    return device;
+  }
+
   template <typename T>
   static void grow(cuda::DeviceBuffer<T>& buffer, std::size_t count) {
     if (buffer.size() < count) buffer = cuda::DeviceBuffer<T>(std::max<std::size_t>(count, 1));
@@ -362,6 +368,7 @@ class GpuBackend final : public Backend {
     }
   }
 
+  int device_;  // first: current before the stream and buffers below are made on it
   std::size_t d_;
   cuda::Stream stream_;
   cublasHandle_t blas_ = nullptr;
