@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   restart_with_better_blas(argv);
   install_interrupt_cleanup();
   CLI::App app{"simkit: finds what is alike, fast: nearest word vectors and analogies, near-duplicate files (ssdeep "
-               "fuzzy hashes, edit rates), documents holding every word of a query (posting lists), distributionally similar words (DISCO), nearest-prototype classifiers (GLVQ), correlated streams (sliding-window CCA), on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
+               "fuzzy hashes, edit rates), documents holding every word of a query (posting lists), distributionally similar words (DISCO) and word vectors from their counts, nearest-prototype classifiers (GLVQ), correlated streams (sliding-window CCA), on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
                "simkit"};
   app.set_version_flag("--version", "simkit 0.1.0");
   app.require_subcommand(1);
@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   cli::Runner dedup = cli::add_dedup_command(app);
   cli::Runner postings = cli::add_postings_command(app);
   cli::Runner disco = cli::add_disco_command(app);
+  cli::Runner embed = cli::add_embed_command(app);
   cli::Runner lvq = cli::add_lvq_command(app);
   cli::Runner cca = cli::add_cca_command(app);
   cli::Runner devices = cli::add_devices_command(app);
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("dedup")) return dedup();
     if (app.got_subcommand("postings")) return postings();
     if (app.got_subcommand("disco")) return disco();
+    if (app.got_subcommand("embed")) return embed();
     if (app.got_subcommand("lvq")) return lvq();
     if (app.got_subcommand("cca")) return cca();
     if (app.got_subcommand("devices")) return devices();
