@@ -11,6 +11,12 @@ namespace simkit::embed {
 
 namespace {
 
+// What can be refused before the corpus is read.
+void check(const Options& options) {
+  if (!(options.eig >= 0 && options.eig <= 1)) throw UsageError("--eig must be in [0, 1]");
+  if (options.svd.rank == 0) throw UsageError("--dim must be at least 1");
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -37,7 +43,7 @@ Options default_options() {
 Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out) {
   if (ppmi.measure != disco::Measure::ppmi)
     throw UsageError("word vectors come from a PPMI model (disco build --measure ppmi)");
-  if (!(options.eig >= 0 && options.eig <= 1)) throw UsageError("--eig must be in [0, 1]");
+  check(options);
   const CsrView a{ppmi.size(), ppmi.feature_words, ppmi.offsets.data(), ppmi.features.data(), ppmi.mi.data()};
   Svd svd = truncated_svd(a, options.svd);
   Vectors out;
@@ -60,6 +66,7 @@ Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out) 
 }
 
 Vectors train(const std::vector<std::string>& files, const Options& options, Progress* progress, Timings* timings) {
+  check(options);
   disco::BuildOptions counting = options.counting;
   counting.measure = disco::Measure::ppmi;
   const auto start = std::chrono::steady_clock::now();
