@@ -236,7 +236,9 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
                      });
                    },
                    [&] {
-                     for (std::vector<std::uint64_t>& mine : keys) triples_counted.add(mine);
+                     std::vector<std::vector<std::uint64_t>*> batches;
+                     for (std::vector<std::uint64_t>& mine : keys) batches.push_back(&mine);
+                     triples_counted.add(batches);
                    });
   }
 
