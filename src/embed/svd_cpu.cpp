@@ -113,15 +113,15 @@ bool cholesky_step(Dense& y) {
   return true;
 }
 
-// Replaces y (n x l, row-major, n >= l) by an orthonormal basis of its columns: Cholesky
-// QR twice (CholeskyQR2, Fukaya et al. 2014: all BLAS 3, 3x faster here than Householder,
+// Replaces y (n x l, row-major, n >= l) by a basis of its columns: Cholesky QR twice
+// (CholeskyQR2, Fukaya et al. 2014: all BLAS 3, 3x faster here than Householder,
 // orthonormal to float rounding when Y's condition is below about 1e3, as a sketch of a
-// PPMI matrix's range is), else Householder QR.
-void orthonormalize(Dense& y) {
-  Dense saved = y;
-  if (cholesky_step(y) && cholesky_step(y)) return;
-  y = std::move(saved);
-  householder(y);
+// PPMI matrix's range is), else Householder QR (of y itself, or of the first step's
+// result: the same columns' span). `passes` 1 is enough between power iterations, which
+// need only the span and well-scaled columns (orthogonal to about 1e-7 cond(Y)^2).
+void orthonormalize(Dense& y, int passes = 2) {
+  for (int p = 0; p < passes; ++p)
+    if (!cholesky_step(y)) return householder(y);
 }
 
 // a (m x k) . b (k x n), row-major, on OpenBLAS's threads.
@@ -178,11 +178,11 @@ Svd truncated_svd_cpu(const CsrView& view, const SvdOptions& options, std::size_
   omega = Dense();
   clock("A.omega");
   for (int q = 0; q < options.power_iterations; ++q) {
-    orthonormalize(y);
+    orthonormalize(y, 1);
     clock("orth Y");
     product(at, y, z);
     clock("A^T.Q");
-    orthonormalize(z);
+    orthonormalize(z, 1);
     clock("orth Z");
     product(a, z, y);
     clock("A.Z");
