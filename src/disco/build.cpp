@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 #include <xxhash.h>
+#include <tbb/concurrent_vector.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
@@ -62,7 +63,8 @@ std::size_t default_budget() {
 }
 
 // Each file's lines, a piece at a time, split into blocks of kBlock lines that
-// body(block_lines, first_line_number, file) handles in parallel; after() follows each piece.
+// body(block_lines, first_line_number, file) handles in parallel; after(bytes) follows each
+// piece, with the input bytes it took.
 template <typename Body, typename After>
 void for_each_piece(const std::vector<std::string>& files, TextFormat format, std::size_t piece_bytes,
                     Progress* progress, Body&& body, After&& after) {
@@ -79,11 +81,9 @@ void for_each_piece(const std::vector<std::string>& files, TextFormat format, st
         body(std::span<const std::string_view>(lines.data() + first, last - first), source->first_line() + first,
              source->path());
       });
-      after();
-      if (progress != nullptr) {
-        progress->advance(source->consumed() - consumed);
-        consumed = source->consumed();
-      }
+      after(source->consumed() - consumed);
+      if (progress != nullptr) progress->advance(source->consumed() - consumed);
+      consumed = source->consumed();
     }
   }
 }
@@ -133,24 +133,57 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     }
   };
 
-  // Pass 1: word counts (stop words left out).
+  // Pass 1: word counts (stop words left out). Each thread numbers the words it meets in
+  // a dictionary of its own; while they fit an eighth of the budget, each block's words
+  // are kept as those numbers, so that pass 2 reads them instead of splitting the text
+  // again (the splitting and the words' lookups are most of a pass).
+  struct Dictionary {
+    std::unordered_map<std::string, std::uint32_t> ids;
+    std::vector<std::uint64_t> counts;
+    std::vector<std::int64_t> final_ids;  // after pass 1: the model's id of each, -1 if dropped
+  };
+  struct Block {
+    const Dictionary* dictionary = nullptr;
+    std::size_t piece = 0;
+    std::uint64_t first_line = 0;
+    std::string file;
+    std::vector<std::uint32_t> tokens;  // dictionary numbers, kStopWord and kLineEnd
+  };
+  constexpr std::uint32_t kStopWord = 0xFFFFFFFF, kLineEnd = 0xFFFFFFFE;
+  tbb::enumerable_thread_specific<Dictionary> dictionaries;
+  tbb::concurrent_vector<Block> blocks;
+  std::vector<std::uint64_t> piece_input;  // each piece's input bytes (pass 2's progress)
+  std::atomic<std::size_t> kept_bytes{0};
+  std::atomic<bool> keep_tokens{true};
+  for_each_piece(files, options.format, piece_bytes, progress,
+                 [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
+                   Dictionary& dictionary = dictionaries.local();
+                   const bool keep = keep_tokens.load(std::memory_order_relaxed);
+                   Block block{&dictionary, piece_input.size(), first, file, {}};
+                   for_each_line_words(lines, first, file, [&](std::vector<std::string>& words) {
+                     for (std::string& w : words) {
+                       if (stop.contains(w)) {
+                         if (keep) block.tokens.push_back(kStopWord);
+                         continue;
+                       }
+                       const auto [it, added] =
+                           dictionary.ids.try_emplace(std::move(w), static_cast<std::uint32_t>(dictionary.counts.size()));
+                       if (added) dictionary.counts.push_back(0);
+                       ++dictionary.counts[it->second];
+                       if (keep) block.tokens.push_back(it->second);
+                     }
+                     if (keep) block.tokens.push_back(kLineEnd);
+                   });
+                   if (!keep) return;
+                   const std::size_t bytes = block.tokens.size() * sizeof(std::uint32_t);
+                   if (kept_bytes.fetch_add(bytes) + bytes > budget / 8) keep_tokens = false;
+                   else blocks.push_back(std::move(block));
+                 },
+                 [&](std::uint64_t bytes) { piece_input.push_back(bytes); });
+  if (!keep_tokens) blocks = {};  // too large to keep: pass 2 splits the text again
   std::unordered_map<std::string, std::uint64_t> counts;
-  {
-    tbb::enumerable_thread_specific<std::unordered_map<std::string, std::uint64_t>> partial;
-    for_each_piece(files, options.format, piece_bytes, progress,
-                   [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
-                     auto& mine = partial.local();
-                     for_each_line_words(lines, first, file, [&](std::vector<std::string>& words) {
-                       for (std::string& w : words)
-                         if (!stop.contains(w)) ++mine[std::move(w)];
-                     });
-                   },
-                   [] {});
-    for (auto& block : partial) {
-      for (auto& [w, c] : block) counts[w] += c;
-      block = {};
-    }
-  }
+  for (const Dictionary& dictionary : dictionaries)
+    for (const auto& [w, i] : dictionary.ids) counts[w] += dictionary.counts[i];
   std::vector<std::pair<std::string, std::uint64_t>> kept;
   std::uint64_t tokens = 0;  // every counted token, for subsampling's frequencies
   for (auto& [w, c] : counts) {
@@ -168,6 +201,12 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   std::unordered_map<std::string, std::uint32_t> id;
   id.reserve(kept.size());
   for (std::size_t i = 0; i < kept.size(); ++i) id.emplace(kept[i].first, static_cast<std::uint32_t>(i));
+  for (Dictionary& dictionary : dictionaries) {
+    dictionary.final_ids.assign(dictionary.counts.size(), -1);
+    for (const auto& [w, i] : dictionary.ids)
+      if (const auto it = id.find(w); it != id.end()) dictionary.final_ids[i] = it->second;
+    dictionary.ids = {};
+  }
   const std::size_t n = options.words == 0 ? kept.size() : std::min(options.words, kept.size());
   // Subsampling: word i's tokens are dropped when a hash of the token's place, as a
   // number in [0, 1), falls below discard[i] = 1 - sqrt(t / f).
@@ -192,54 +231,95 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   std::vector<std::atomic<std::uint64_t>> total(relations);
   KeyCounts triples_counted(budget / 2);
   {
+    // One sentence's words by position (-1: a stop or rare word, which keeps its place):
+    // subsampling, then every pair within the window, into `mine` and the marginals.
     tbb::enumerable_thread_specific<std::vector<std::uint64_t>> keys;
-    for_each_piece(files, options.format, piece_bytes, progress,
-                   [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
-                     std::vector<std::uint64_t>& mine = keys.local();
-                     std::vector<std::int64_t> ids;
-                     const std::uint64_t file_hash = XXH3_64bits(file.data(), file.size());
-                     std::uint64_t line = first - 1;
-                     for_each_line_words(lines, first, file, [&](const std::vector<std::string>& words) {
-                       ++line;
-                       ids.clear();
-                       for (std::size_t p = 0; p < words.size(); ++p) {
-                         const auto it = id.find(words[p]);
-                         if (it != id.end() && !discard.empty() && discard[it->second] > 0) {
-                           const std::uint64_t place[3] = {file_hash, line, p};
-                           const double u = static_cast<double>(XXH3_64bits_withSeed(place, sizeof place, options.seed) >> 11) * 0x1p-53;
-                           if (u < discard[it->second]) continue;  // dropped: the window reaches past it
+    const auto count_sentence = [&](std::span<const std::int64_t> words, std::uint64_t file_hash,
+                                    std::uint64_t line, std::vector<std::int64_t>& ids,
+                                    std::vector<std::uint64_t>& mine) {
+      ids.clear();
+      for (std::size_t p = 0; p < words.size(); ++p) {
+        const std::int64_t w = words[p];
+        if (w >= 0 && !discard.empty() && discard[static_cast<std::size_t>(w)] > 0) {
+          const std::uint64_t place[3] = {file_hash, line, p};
+          const double u = static_cast<double>(XXH3_64bits_withSeed(place, sizeof place, options.seed) >> 11) * 0x1p-53;
+          if (u < discard[static_cast<std::size_t>(w)]) continue;  // dropped: the window reaches past it
+        }
+        ids.push_back(w);
+      }
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0) continue;
+        for (int d = 1; d < window && i + d < ids.size(); ++d) {
+          if (ids[i + d] < 0) continue;
+          const auto a = static_cast<std::uint64_t>(ids[i]), c = static_cast<std::uint64_t>(ids[i + d]);
+          if (ppmi) {
+            const std::uint64_t w = weight(d);
+            column[c].fetch_add(w, std::memory_order_relaxed);
+            column[a].fetch_add(w, std::memory_order_relaxed);
+            if (a < n) mine.push_back(a << 32 | (c * relations + (d - 1)));
+            if (c < n) mine.push_back(c << 32 | (a * relations + (d - 1)));
+            continue;
+          }
+          const int forward = slot_of(d, window), backward = slot_of(-d, window);
+          column[c * relations + forward].fetch_add(1, std::memory_order_relaxed);
+          total[forward].fetch_add(1, std::memory_order_relaxed);
+          column[a * relations + backward].fetch_add(1, std::memory_order_relaxed);
+          total[backward].fetch_add(1, std::memory_order_relaxed);
+          if (a < n) mine.push_back(a << 32 | (c * relations + forward));
+          if (c < n) mine.push_back(c << 32 | (a * relations + backward));
+        }
+      }
+    };
+    const auto add_keys = [&] {
+      std::vector<std::vector<std::uint64_t>*> batches;
+      for (std::vector<std::uint64_t>& mine : keys) batches.push_back(&mine);
+      triples_counted.add(batches);
+    };
+    if (keep_tokens) {
+      // The words pass 1 kept, a piece's blocks at a time.
+      std::vector<std::size_t> order(blocks.size());
+      for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
+      std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return blocks[x].piece < blocks[y].piece; });
+      for (std::size_t at = 0, piece = 0; piece < piece_input.size(); ++piece) {
+        std::size_t end = at;
+        while (end < order.size() && blocks[order[end]].piece == piece) ++end;
+        tbb::parallel_for(at, end, [&](std::size_t o) {
+          const Block& block = blocks[order[o]];
+          std::vector<std::uint64_t>& mine = keys.local();
+          std::vector<std::int64_t> sentence, ids;
+          const std::uint64_t file_hash = XXH3_64bits(block.file.data(), block.file.size());
+          std::uint64_t line = block.first_line;
+          for (const std::uint32_t t : block.tokens) {
+            if (t == kLineEnd) {
+              count_sentence(sentence, file_hash, line++, ids, mine);
+              sentence.clear();
+            } else {
+              sentence.push_back(t == kStopWord ? -1 : block.dictionary->final_ids[t]);
+            }
+          }
+        });
+        add_keys();
+        if (progress != nullptr) progress->advance(piece_input[piece]);
+        at = end;
+      }
+    } else {
+      for_each_piece(files, options.format, piece_bytes, progress,
+                     [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
+                       std::vector<std::uint64_t>& mine = keys.local();
+                       std::vector<std::int64_t> sentence, ids;
+                       const std::uint64_t file_hash = XXH3_64bits(file.data(), file.size());
+                       std::uint64_t line = first;
+                       for_each_line_words(lines, first, file, [&](const std::vector<std::string>& words) {
+                         sentence.clear();
+                         for (const std::string& w : words) {
+                           const auto it = id.find(w);
+                           sentence.push_back(it == id.end() ? std::int64_t{-1} : std::int64_t{it->second});
                          }
-                         ids.push_back(it == id.end() ? std::int64_t{-1} : std::int64_t{it->second});  // stop and rare words keep their place
-                       }
-                       for (std::size_t i = 0; i < ids.size(); ++i) {
-                         if (ids[i] < 0) continue;
-                         for (int d = 1; d < window && i + d < ids.size(); ++d) {
-                           if (ids[i + d] < 0) continue;
-                           const auto a = static_cast<std::uint64_t>(ids[i]), c = static_cast<std::uint64_t>(ids[i + d]);
-                           if (ppmi) {
-                             const std::uint64_t w = weight(d);
-                             column[c].fetch_add(w, std::memory_order_relaxed);
-                             column[a].fetch_add(w, std::memory_order_relaxed);
-                             if (a < n) mine.push_back(a << 32 | (c * relations + (d - 1)));
-                             if (c < n) mine.push_back(c << 32 | (a * relations + (d - 1)));
-                             continue;
-                           }
-                           const int forward = slot_of(d, window), backward = slot_of(-d, window);
-                           column[c * relations + forward].fetch_add(1, std::memory_order_relaxed);
-                           total[forward].fetch_add(1, std::memory_order_relaxed);
-                           column[a * relations + backward].fetch_add(1, std::memory_order_relaxed);
-                           total[backward].fetch_add(1, std::memory_order_relaxed);
-                           if (a < n) mine.push_back(a << 32 | (c * relations + forward));
-                           if (c < n) mine.push_back(c << 32 | (a * relations + backward));
-                         }
-                       }
-                     });
-                   },
-                   [&] {
-                     std::vector<std::vector<std::uint64_t>*> batches;
-                     for (std::vector<std::uint64_t>& mine : keys) batches.push_back(&mine);
-                     triples_counted.add(batches);
-                   });
+                         count_sentence(sentence, file_hash, line++, ids, mine);
+                       });
+                     },
+                     [&](std::uint64_t) { add_keys(); });
+    }
   }
 
   // The triples in key order: a word's run of triples at a time gives its row marginals
