@@ -1,6 +1,6 @@
 // The randomized truncated SVD on the CPU. The sketches are row-major (a row per word),
-// so that Eigen's sparse x dense product adds whole rows of the right side (vectorised
-// axpys) and TBB splits it by rows; the orthonormal bases come from Cholesky QR (BLAS 3)
+// so that a sparse x dense product adds whole rows of the right side (vectorised axpys)
+// and TBB splits it by rows; the orthonormal bases come from Cholesky QR (BLAS 3)
 // or, where the sketch is too ill-conditioned for it, LAPACK's Householder QR (OpenBLAS)
 // of a column-major copy (LAPACK's LQ of the row-major memory as it is runs its
 // reflectors along strided rows, several times slower); B B^T and its eigenvectors are
@@ -55,14 +55,36 @@ Sparse to_eigen(const CsrView& a) {
 }
 
 // y = a x, rows of a in parallel blocks (a word's row costs its entries: small blocks
-// keep the threads even). Each entry of a adds a row of x (l floats) to y's row; the
-// product is bound by fetching those rows (slicing x's columns to keep them in cache
-// measured 2.5x slower: Eigen's kernel then works on strided rows).
+// keep the threads even). Each entry of a adds a row of x (l floats) to y's row: the
+// product is bound by fetching those rows from memory, so the rows of the entries
+// kAhead further on are prefetched. Eigen's own sparse x dense product gives the same
+// floats (the same sums in the same order) 1.65x slower, for want of the prefetch (one
+// core, a 47,000-word PPMI-like matrix: 1.80 s against 1.09 s); slicing x's columns to
+// keep them in cache measured 2.5x slower still.
 void product(const Sparse& a, const Dense& x, Dense& y) {
-  y.resize(a.rows(), x.cols());
+  constexpr std::int64_t kAhead = 8;
+  const Eigen::Index l = x.cols();
+  y.resize(a.rows(), l);
+  const std::int64_t* offsets = a.outerIndexPtr();
+  const std::int64_t* columns = a.innerIndexPtr();
+  const float* values = a.valuePtr();
   tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, a.rows(), 128), [&](const auto& r) {
-    const auto n = static_cast<Eigen::Index>(r.size());
-    y.middleRows(r.begin(), n).noalias() = a.middleRows(r.begin(), n) * x;
+    for (Eigen::Index i = r.begin(); i != r.end(); ++i) {
+      float* out = y.data() + i * l;
+      std::fill(out, out + l, 0.0f);
+      const std::int64_t end = offsets[i + 1];
+      for (std::int64_t e = offsets[i]; e < end; ++e) {
+        if (e + kAhead < end) {
+          const char* ahead = reinterpret_cast<const char*>(x.data() + columns[e + kAhead] * l);
+          for (Eigen::Index byte = 0; byte < l * static_cast<Eigen::Index>(sizeof(float)); byte += 64)
+            __builtin_prefetch(ahead + byte);
+        }
+        const float v = values[e];
+        const float* row = x.data() + columns[e] * l;
+#pragma omp simd
+        for (Eigen::Index k = 0; k < l; ++k) out[k] += v * row[k];
+      }
+    }
   });
 }
 
