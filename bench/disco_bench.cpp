@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "bench: built {:.1f} MB in {:.2f} s ({:.1f} MB/s): {} words, {} features\n", mb, s, mb / s,
                model.size(), model.features.size());
     for (const std::string& g : gold) {
-      const disco::Evaluation e = disco::evaluate(model, disco::read_gold(g));
+      const wordsim::Evaluation e = disco::evaluate(model, wordsim::read_gold(g));
       r["gold"][g] = {{"rho", e.rho}, {"covered", e.covered}, {"pairs", e.pairs}};
       fmt::print(stderr, "bench: {}: rho {:.4f} over {} of {} pairs\n", g, e.rho, e.covered, e.pairs);
     }

@@ -1,7 +1,7 @@
 // libFuzzer target: simkit's DISCO model (.skd) reader (simkit disco similar/compare). The
 // checksum is not checked in fuzzing builds, so the structure checks behind it are
-// reached; an accepted model must write and read back the same, and its similarities
-// must lie in [0, 1] with every word wholly like itself or featureless.
+// reached; an accepted model (Lin or PPMI) must write and read back the same, and its
+// similarities must lie in [0, 1] with every word wholly like itself or featureless.
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -25,7 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     disco::write_model(model, file.path);
     const disco::Model back = disco::read_model(file.path);
     if (back.words != model.words || back.features != model.features || back.mi != model.mi ||
-        back.counts != model.counts || back.window != model.window || back.keep_case != model.keep_case)
+        back.counts != model.counts || back.window != model.window || back.keep_case != model.keep_case ||
+        back.measure != model.measure || back.ppmi.alpha != model.ppmi.alpha || back.ppmi.shift != model.ppmi.shift ||
+        back.ppmi.weighted != model.ppmi.weighted || back.subsample != model.subsample)
       std::abort();
   });
 }

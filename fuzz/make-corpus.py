@@ -122,6 +122,9 @@ def main(binary):
     # DISCO: a model built from a few sentences, gold standards (ours and the bad ones).
     put("skd", "small.skd", written_by(binary, ["disco", "build", "{input}", "-o", "{output}", "-q", "--window", "3"],
                                        "the red apple is sweet\nthe red cherry is sweet\na green apple is sour\nGreen tea\n"))
+    put("skd", "ppmi.skd", written_by(binary, ["disco", "build", "{input}", "-o", "{output}", "-q", "--measure", "ppmi",
+                                               "--distance-weights", "--features", "3"],
+                                      "the red apple is sweet\nthe red cherry is sweet\na green apple is sour\nGreen tea\n"))
     copy_bad("skd", "skd")
     put("gold", "ws.txt", "love\tsex\t6.77\r\ntiger\tcat\t7.35\ntiger\ttiger\t10.00\n")
     put("gold", "ties.txt", "a\tb\t1\nc\td\t1\ne\tf\t2e0\n\n")

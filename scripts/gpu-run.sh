@@ -3,8 +3,8 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [lvq] [cca] [gemm] [cluster] [lvq-dist] [sweep]
-#   (default: tests sanitize bench dedup postings disco lvq cca gemm; cluster and lvq-dist need two GPUs or more)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [embed] [lvq] [cca] [gemm] [cluster] [lvq-dist] [sweep]
+#   (default: tests sanitize bench dedup postings disco embed lvq cca gemm; cluster and lvq-dist need two GPUs or more)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
@@ -14,6 +14,9 @@
 # MI matrices; DISCO_SIZES) with its PyTorch peer, and models of the real corpora
 # (.gpu/disco.tar.xz, with and without the Python documentation) built, scored against the
 # gold standards and run all pairs in the sparse form.
+# embed: bench/embed.py gpu: simkit embed of the corpus with the Python documentation
+# (.gpu/disco.tar.xz) on the GPU three times and on the CPU once, their timings, gold
+# standards, and how far the GPU's similarities are from the CPU's.
 # lvq: simkit_bench_lvq at the seed's scale (synthetic 2,144,749 x 160, 3755 classes; 1 and
 # 8 prototypes a class; mb 1 .. 8192; both distance kernels at small mb) with its PyTorch
 # peer, and the test error on Fashion-MNIST (.gpu/fashion-mnist, staged by gpu-stage.sh).
@@ -26,7 +29,7 @@
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
 # SAN_TIMEOUT each, default 240) so that one slow step cannot eat the whole call.
-# SAN_TESTS names the test programs compute-sanitizer runs (default: all seven), SAN_FILTER
+# SAN_TESTS names the test programs compute-sanitizer runs (default: all nine), SAN_FILTER
 # the tests (default *Gpu*; SAN_FILTER_<tool> for one tool), SAN_TOOLS the tools (default:
 # memcheck racecheck synccheck initcheck).
 # Exit status 1 when any test fails, compute-sanitizer reports anything, a step times
@@ -34,7 +37,7 @@
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
-parts=${*:-tests sanitize bench dedup postings disco lvq cca gemm}
+parts=${*:-tests sanitize bench dedup postings disco embed lvq cca gemm}
 step_timeout=${STEP_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-240}
 mkdir -p "$final/logs"
@@ -112,7 +115,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
     start=$(date +%s)
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    for name in ${SAN_TESTS:-simkit_core_tests simkit_engine_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests simkit_lvq_tests simkit_cca_tests}; do
+    for name in ${SAN_TESTS:-simkit_core_tests simkit_engine_tests simkit_neighbors_tests simkit_dedup_tests simkit_postings_tests simkit_disco_tests simkit_embed_tests simkit_lvq_tests simkit_cca_tests}; do
       t="$stage/bin/$name"
       timeout "$san_timeout" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$t" --gtest_filter="$filter" --gtest_brief=1 >> "$log" 2>&1
@@ -173,6 +176,16 @@ if [[ " $parts " == *" disco "* ]]; then
   note "torch disco peer: exit $?"
   cat "$out/disco_torch.txt" | tail -n 8
   [ -z "$data" ] || rm -rf "$data"
+fi
+
+if [[ " $parts " == *" embed "* ]] && [ -f .gpu/disco.tar.xz ]; then
+  data=$(mktemp -d)
+  tar -C "$data" -xJf .gpu/disco.tar.xz
+  corpus="$data/disco/corpus-py.txt"
+  [ -f "$corpus" ] || corpus="$data/disco/corpus.txt"
+  bench_step "simkit embed (GPU and CPU)" embed_gpu python3 bench/embed.py gpu --simkit "$stage/bin/simkit" \
+    --corpus "$corpus" --gold-dir "$data/disco" --json "$out/embed_gpu.json"
+  rm -rf "$data"
 fi
 
 if [[ " $parts " == *" lvq "* ]]; then
@@ -321,7 +334,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json lvq_gpu.json lvq_torch.json lvq_fashion.json lvq_dist_1.json lvq_dist_all.json lvq_dist_mpi.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json embed_gpu.json lvq_gpu.json lvq_torch.json lvq_fashion.json lvq_dist_1.json lvq_dist_all.json lvq_dist_mpi.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

@@ -1,6 +1,9 @@
 // DISCO distributional word similarity (seed 000, chapter 3): window co-occurrence
 // triples <w1, r, w2> counted over a corpus, their mutual information (formula 3.7),
-// and Lin's similarity of two words' positive-MI feature sets (formula 3.8).
+// and Lin's similarity of two words' positive-MI feature sets (formula 3.8). Or, on the
+// same counts, the PPMI measure (Levy, Goldberg and Dagan 2015): word-context counts at
+// any distance up to the window, positive PMI with context-distribution smoothing and an
+// optional shift, compared by cosine.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +15,7 @@
 
 #include "simkit/io.hpp"
 #include "simkit/topk.hpp"
+#include "simkit/wordsim.hpp"
 
 namespace simkit {
 class Progress;
@@ -19,10 +23,41 @@ class Progress;
 
 namespace simkit::disco {
 
+// How a model weighs a word's company and compares two words:
+//   lin   features (r, w'): the relation r (signed distance) and the word w' there, of
+//         positive MI (formula 3.7); Lin's measure (formula 3.8). The seed's.
+//   ppmi  features w': a context word at any distance up to the window; positive PMI
+//         with context-distribution smoothing and an optional shift,
+//           PPMI(w, c) = max(0, ln( #(w,c) x sum_c' #(c')^alpha / (#(w) x #(c)^alpha) ) - ln k),
+//         #(w) and #(c) the count matrix's row and column sums; cosine of two words' rows.
+enum class Measure { lin, ppmi };
+// "lin" or "ppmi"; throws UsageError naming --measure otherwise.
+Measure parse_measure(const std::string& name);
+const char* measure_name(Measure measure);
+
+// The PPMI measure's parameters (Levy, Goldberg and Dagan 2015's cds, neg and dyn).
+struct PpmiOptions {
+  double alpha = 0.75;      // context-distribution smoothing: #(c)^alpha (1 = none)
+  double shift = 1;         // k: ln k subtracted from every PMI (1 = no shift)
+  bool weighted = false;    // a context at distance d counts (L - d + 1) / L, L = window - 1
+                            // (word2vec's dynamic window in expectation); else 1
+};
+
 struct BuildOptions {
+  Measure measure = Measure::lin;
+  PpmiOptions ppmi;                 // measure ppmi only
   int window = 4;                   // each word pairs with the window - 1 words on each side
   bool keep_case = false;           // else words are lower-cased
-  std::string stopwords;            // "" = the bundled English list, "none", or a file (a word a line)
+  // "" = the measure's default: the bundled English list for lin, none for ppmi (whose
+  // PMI weighs frequent words down itself; measured: docs/disco.md); "none"; "english"
+  // (the bundled list); or a file (a word a line).
+  std::string stopwords;
+  // Subsampling of frequent words (word2vec's, as Levy et al. measured it): before the
+  // windows, a token of a word of corpus frequency f > t is dropped with probability
+  // 1 - sqrt(t / f), so that windows reach past it; decided by a hash of (seed, file,
+  // line, position), so runs repeat exactly on any number of threads. 0 = none.
+  double subsample = 0;
+  std::uint64_t seed = 1;
   std::uint64_t min_count = 1;      // words seen fewer times are dropped (as words and as features)
   std::size_t words = 0;            // the N most frequent words get feature vectors; 0 = all
   std::size_t features = 0;         // > 0: also the dense form over the F features most words have
@@ -33,9 +68,14 @@ struct BuildOptions {
 };
 
 // The sparse ("compressed") MI matrix: word i's features are features[offsets[i] ..
-// offsets[i + 1]), ascending, with MI values mi[...] (all > 0). A feature (r, w) is
-// w * relations + slot, slot 0..relations-1 standing for r = -(window-1)..-1, 1..window-1.
+// offsets[i + 1]), ascending, with weights mi[...] (all > 0): MI for lin, PPMI for ppmi.
+// Lin: a feature (r, w) is w * relations + slot, slot 0..relations-1 standing for
+// r = -(window-1)..-1, 1..window-1. PPMI: a feature is the context word's id w
+// (relations() = 1).
 struct Model {
+  Measure measure = Measure::lin;
+  PpmiOptions ppmi;                       // ppmi: the parameters it was counted with
+  double subsample = 0;                   // the build's subsampling threshold (0: none)
   int window = 4;
   bool keep_case = false;                 // words kept as written (else lower-cased)
   std::vector<std::string> words;         // the N words with vectors, most frequent first (ties: byte order)
@@ -44,14 +84,15 @@ struct Model {
   std::vector<std::uint64_t> offsets{0};  // N + 1
   std::vector<std::uint32_t> features;
   std::vector<float> mi;
-  std::vector<double> mi_sums;            // sum of word i's MI values (the denominator's terms)
+  std::vector<double> mi_sums;            // sum of word i's weights (Lin's denominator's terms)
+  std::vector<double> norms;              // Euclidean norm of word i's weights (cosine's)
   // The dense (column-reduced) form, when the model keeps one: its F columns (feature
   // ids, as dense_columns() chose them) and the N x F MI matrix, row-major, 0 where a word
   // lacks a column's feature.
   std::vector<std::uint32_t> dense_features;
   std::vector<float> dense;
 
-  int relations() const noexcept { return 2 * (window - 1); }
+  int relations() const noexcept { return measure == Measure::ppmi ? 1 : 2 * (window - 1); }
   std::size_t size() const noexcept { return words.size(); }
   // The row of `word` as written (linear search), or nullopt.
   std::optional<std::size_t> find(std::string_view word) const;
@@ -68,10 +109,14 @@ std::size_t lookup(const Model& model, std::string_view word, const std::string&
 // Counts the corpus (UTF-8 text files, plain or .gz/.bz2/.zst, read as streams, or
 // Wikipedia XML dumps, whose articles' text counts, a paragraph a line; a sentence never
 // crosses a line end; words as simkit::Tokenizer splits them) and computes the MI of
-// every triple, keeping MI > 0.
+// every triple (lin) or the PPMI of every word-context pair (ppmi), keeping values > 0.
 Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress = nullptr);
 
-// Lin similarity (formula 3.8) of words a and b, 0 when either has no features.
+// Fills mi_sums and norms from the weights (after the sparse matrix changes).
+void compute_sums(Model& model);
+
+// The model's similarity of words a and b: Lin's (formula 3.8) or the cosine of their
+// PPMI rows; 0 when either has no features.
 double similarity(const Model& model, std::size_t a, std::size_t b);
 
 struct Neighbour {
@@ -81,7 +126,9 @@ struct Neighbour {
 // The k words most similar to `word` (itself excluded), best first, ties by lower index.
 std::vector<Neighbour> most_similar(const Model& model, std::size_t word, std::size_t k);
 
-// All pairs: every word's k most similar words (formula 3.8), through the pairwise engine.
+// All pairs: every word's k most similar words by the model's measure, through the
+// pairwise engine. For ppmi read cosine where Lin's terms stand below: the rows are A
+// scaled to unit length (over the chosen columns), the product A.A^T, no division.
 //   dense  the column-reduced form: the `features` features (r, w) that most words have
 //          (ties by feature id; 0 or more than there are = every feature), A the N x F
 //          matrix of their MI values and M its 0/1 pattern; the numerator A.M^T + M.A^T is
@@ -129,25 +176,14 @@ void make_dense(Model& model, std::size_t features);
 TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress = nullptr,
                     double* device_ms = nullptr);
 
-// A word-similarity gold standard (word1<TAB>word2<TAB>score lines; WordSim-353,
-// SimLex-999, ...) and Spearman's rho of the model's similarities against its scores,
-// over the pairs whose both words the model has (`covered` of `pairs`).
-struct GoldPair {
-  std::string a, b;
-  double score = 0;
-};
-std::vector<GoldPair> read_gold(const std::string& path);
-struct Evaluation {
-  std::size_t pairs = 0, covered = 0;
-  double rho = 0;
-};
-Evaluation evaluate(const Model& model, const std::vector<GoldPair>& gold);
-// Spearman's rank correlation (ties get their mean rank); 0 for fewer than 2 values.
-double spearman(const std::vector<double>& x, const std::vector<double>& y);
+// Spearman's rho of the model's similarities against a word-similarity gold standard
+// (simkit/wordsim.hpp), over the pairs whose both words the model has (`covered` of
+// `pairs`); words in model_form.
+wordsim::Evaluation evaluate(const Model& model, const std::vector<wordsim::GoldPair>& gold);
 
 // simkit's model file (.skd; docs/formats.md): magic, version, sizes, vocabulary,
-// counts, the sparse MI matrix, the dense form when kept, an XXH3 checksum. Version 1
-// files (no dense section) are read too.
+// counts, the sparse matrix, the dense form when kept, the measure and its parameters,
+// an XXH3 checksum. Versions 1 (no dense section) and 2 (no measure: Lin) are read too.
 void write_model(const Model& model, const std::string& path);
 Model read_model(const std::string& path);
 Model parse_model(std::string_view bytes, const std::string& name);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "simkit/device.hpp"
+#include "simkit/wordsim.hpp"
 
 namespace simkit {
 class Progress;
@@ -66,10 +67,15 @@ Model load_model_from_memory(std::string_view bytes, const std::string& name, Fo
 // empty or unrecognisable files).
 Format detect_format(std::string_view head, const std::string& path);
 
-// Writes a model in `format` (Glove, Word2VecText, Word2VecBinary or Skv), atomically.
-// Text formats print each value in the shortest form that reads back bit-exactly.
+// Writes a model in `format` (Glove, Word2VecText, Word2VecBinary, Skv, or Npy with its
+// word list, one a line, at `words_path`), atomically. Text formats print each value in
+// the shortest form that reads back bit-exactly.
 void save_model(const Model& model, const std::string& path, Format format,
-                Progress* progress = nullptr);
+                Progress* progress = nullptr, const std::string& words_path = "");
+
+// The format a file name's extension stands for: .skv, .txt (GloVe), .vec (word2vec
+// text), .bin (word2vec binary), .npy; Auto for any other.
+Format format_of_extension(std::string_view path);
 
 // A model built in memory (tests, conversions): checks words and values like the readers.
 Model make_model(std::vector<std::string> words, std::vector<float> vectors, std::size_t dim,
@@ -97,6 +103,16 @@ Query parse_query(std::string_view line, const Model& model, const std::string& 
 // The query's direction as gensim's most_similar computes it: the mean of the terms'
 // unit vectors times their weights, normalised. Throws InputError if it is zero.
 std::vector<float> query_vector(const Model& model, const Query& query, const std::string& where);
+
+// ------------------------------------------------------------------ evaluation
+
+// Spearman's rho of the cosine similarities of word pairs against a gold standard
+// (simkit/wordsim.hpp), over the pairs whose both words the model has, spelled exactly
+// as in the gold file (the rest count as not covered).
+wordsim::Evaluation evaluate(const Model& model, const std::vector<wordsim::GoldPair>& gold);
+
+// The cosine similarity of two rows (float64 sums; 0 when either is a zero vector).
+double cosine(const Model& model, std::uint32_t a, std::uint32_t b);
 
 // ------------------------------------------------------------------ search
 

@@ -1,5 +1,6 @@
 // Every word's k most similar words on the CPU (dense: BLAS products; sparse: merges),
-// or through the GPU engine (dense), via the blocked pairwise engine in symmetric mode.
+// or through the GPU engine, via the blocked pairwise engine in symmetric mode; Lin's
+// scores or PPMI's cosines (disco/dense.hpp).
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
@@ -59,7 +60,7 @@ TopKLists all_pairs_on(const Model& model, const AllPairsOptions& options, const
   const detail::DenseRows rows(model, options.features);
   if (rows.width == 0) return sparse();  // no features at all: every score is 0 either way
   if (options.device >= 0) return detail::all_pairs_gpu(model, rows, job, options, device_ms);
-  const std::size_t width = 2 * rows.width;
+  const std::size_t width = rows.row_width(rows.width);
   use_single_threaded_blas();  // parallelism comes from the engine's threads
   return pairwise_cpu(job, [&](RowRange a, RowRange b, float* out, std::size_t ld) {
            thread_local std::vector<float> left, right;
@@ -70,6 +71,7 @@ TopKLists all_pairs_on(const Model& model, const AllPairsOptions& options, const
            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(a.size()), static_cast<int>(b.size()),
                        static_cast<int>(width), 1.0f, left.data(), static_cast<int>(width), right.data(),
                        static_cast<int>(width), 0.0f, out, static_cast<int>(ld));
+           if (rows.cosine) return;  // unit rows: the products are the cosines
            for (std::size_t i = 0; i < a.size(); ++i)
              for (std::size_t j = 0; j < b.size(); ++j) {
                const float d = rows.sums[a.begin + i] + rows.sums[b.begin + j];

@@ -1,8 +1,9 @@
-// Corpus to MI model: two passes over the corpus, read in pieces of whole lines (text,
+// Corpus to model: two passes over the corpus, read in pieces of whole lines (text,
 // compressed text or Wikipedia dumps: text/line_source.hpp): word counts, then window
 // triples, collected as packed 64-bit keys a piece, sorted in parallel and counted in
-// bounded memory (key_counts.hpp); the MI of each word's triples as the counts come out
-// in order.
+// bounded memory (key_counts.hpp); the MI (lin) or PPMI (ppmi) of each word's triples as
+// the counts come out in order. PPMI keys keep the distance d (slot d - 1) so that
+// distance weights apply as a word's run is summed: every count stays an integer.
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <xxhash.h>
+#include <tbb/concurrent_vector.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
@@ -35,7 +38,7 @@ constexpr std::size_t kBlock = 2048;  // lines a task
 std::unordered_set<std::string> load_stopwords(const std::string& spec) {
   std::unordered_set<std::string> stop;
   if (spec == "none") return stop;
-  if (spec.empty()) {
+  if (spec == "english") {
     for (const std::string_view w : english_stopwords()) stop.emplace(w);
     return stop;
   }
@@ -60,7 +63,8 @@ std::size_t default_budget() {
 }
 
 // Each file's lines, a piece at a time, split into blocks of kBlock lines that
-// body(block_lines, first_line_number, file) handles in parallel; after() follows each piece.
+// body(block_lines, first_line_number, file) handles in parallel; after(bytes) follows each
+// piece, with the input bytes it took.
 template <typename Body, typename After>
 void for_each_piece(const std::vector<std::string>& files, TextFormat format, std::size_t piece_bytes,
                     Progress* progress, Body&& body, After&& after) {
@@ -77,11 +81,9 @@ void for_each_piece(const std::vector<std::string>& files, TextFormat format, st
         body(std::span<const std::string_view>(lines.data() + first, last - first), source->first_line() + first,
              source->path());
       });
-      after();
-      if (progress != nullptr) {
-        progress->advance(source->consumed() - consumed);
-        consumed = source->consumed();
-      }
+      after(source->consumed() - consumed);
+      if (progress != nullptr) progress->advance(source->consumed() - consumed);
+      consumed = source->consumed();
     }
   }
 }
@@ -94,11 +96,26 @@ std::optional<std::size_t> Model::find(std::string_view word) const {
   return std::nullopt;
 }
 
+Measure parse_measure(const std::string& name) {
+  if (name == "lin") return Measure::lin;
+  if (name == "ppmi") return Measure::ppmi;
+  throw UsageError(fmt::format("--measure {}: expected lin or ppmi", quote(name)));
+}
+
+const char* measure_name(Measure measure) { return measure == Measure::ppmi ? "ppmi" : "lin"; }
+
 Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress) {
   if (options.window < 2 || options.window > 64) throw UsageError("--window must be 2..64");
+  const bool ppmi = options.measure == Measure::ppmi;
+  if (ppmi && !(options.ppmi.alpha > 0 && options.ppmi.alpha <= 1))
+    throw UsageError("--alpha must be in (0, 1]");
+  if (ppmi && !(options.ppmi.shift >= 1 && std::isfinite(options.ppmi.shift)))
+    throw UsageError("--shift must be at least 1 (k: ln k is subtracted from every PMI)");
+  if (!(options.subsample >= 0 && options.subsample < 1)) throw UsageError("--subsample must be in [0, 1)");
   for (const std::string& f : files)
     if (f == "-") throw UsageError("disco build reads its corpus twice: standard input cannot be a corpus file");
-  const std::unordered_set<std::string> stop = load_stopwords(options.stopwords);
+  const std::unordered_set<std::string> stop =
+      load_stopwords(options.stopwords.empty() ? (ppmi ? "none" : "english") : options.stopwords);
   const std::size_t budget = options.memory_budget != 0 ? options.memory_budget : default_budget();
   // A piece's keys take about eight times its bytes: pieces of 1/32 of the budget.
   const std::size_t piece_bytes = std::clamp<std::size_t>(budget / 32, std::size_t{1} << 20, std::size_t{64} << 20);
@@ -116,81 +133,201 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     }
   };
 
-  // Pass 1: word counts (stop words left out).
+  // Pass 1: word counts (stop words left out). Each thread numbers the words it meets in
+  // a dictionary of its own; while they fit an eighth of the budget, each block's words
+  // are kept as those numbers, so that pass 2 reads them instead of splitting the text
+  // again (the splitting and the words' lookups are most of a pass).
+  struct Dictionary {
+    std::unordered_map<std::string, std::uint32_t> ids;
+    std::vector<std::uint64_t> counts;
+    std::vector<std::int64_t> final_ids;  // after pass 1: the model's id of each, -1 if dropped
+  };
+  struct Block {
+    const Dictionary* dictionary = nullptr;
+    std::size_t piece = 0;
+    std::uint64_t first_line = 0;
+    std::string file;
+    std::vector<std::uint32_t> tokens;  // dictionary numbers, kStopWord and kLineEnd
+  };
+  constexpr std::uint32_t kStopWord = 0xFFFFFFFF, kLineEnd = 0xFFFFFFFE;
+  tbb::enumerable_thread_specific<Dictionary> dictionaries;
+  tbb::concurrent_vector<Block> blocks;
+  std::vector<std::uint64_t> piece_input;  // each piece's input bytes (pass 2's progress)
+  std::atomic<std::size_t> kept_bytes{0};
+  std::atomic<bool> keep_tokens{true};
+  for_each_piece(files, options.format, piece_bytes, progress,
+                 [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
+                   Dictionary& dictionary = dictionaries.local();
+                   const bool keep = keep_tokens.load(std::memory_order_relaxed);
+                   Block block{&dictionary, piece_input.size(), first, file, {}};
+                   for_each_line_words(lines, first, file, [&](std::vector<std::string>& words) {
+                     for (std::string& w : words) {
+                       if (stop.contains(w)) {
+                         if (keep) block.tokens.push_back(kStopWord);
+                         continue;
+                       }
+                       const auto [it, added] =
+                           dictionary.ids.try_emplace(std::move(w), static_cast<std::uint32_t>(dictionary.counts.size()));
+                       if (added) dictionary.counts.push_back(0);
+                       ++dictionary.counts[it->second];
+                       if (keep) block.tokens.push_back(it->second);
+                     }
+                     if (keep) block.tokens.push_back(kLineEnd);
+                   });
+                   if (!keep) return;
+                   const std::size_t bytes = block.tokens.size() * sizeof(std::uint32_t);
+                   if (kept_bytes.fetch_add(bytes) + bytes > budget / 8) keep_tokens = false;
+                   else blocks.push_back(std::move(block));
+                 },
+                 [&](std::uint64_t bytes) { piece_input.push_back(bytes); });
+  if (!keep_tokens) blocks = {};  // too large to keep: pass 2 splits the text again
   std::unordered_map<std::string, std::uint64_t> counts;
-  {
-    tbb::enumerable_thread_specific<std::unordered_map<std::string, std::uint64_t>> partial;
-    for_each_piece(files, options.format, piece_bytes, progress,
-                   [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
-                     auto& mine = partial.local();
-                     for_each_line_words(lines, first, file, [&](std::vector<std::string>& words) {
-                       for (std::string& w : words)
-                         if (!stop.contains(w)) ++mine[std::move(w)];
-                     });
-                   },
-                   [] {});
-    for (auto& block : partial) {
-      for (auto& [w, c] : block) counts[w] += c;
-      block = {};
-    }
-  }
+  for (const Dictionary& dictionary : dictionaries)
+    for (const auto& [w, i] : dictionary.ids) counts[w] += dictionary.counts[i];
   std::vector<std::pair<std::string, std::uint64_t>> kept;
-  for (auto& [w, c] : counts)
+  std::uint64_t tokens = 0;  // every counted token, for subsampling's frequencies
+  for (auto& [w, c] : counts) {
+    tokens += c;
     if (c >= options.min_count) kept.emplace_back(w, c);
+  }
   counts = {};
   std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
-  const int window = options.window, relations = 2 * (window - 1);
+  // Lin's keys hold the relation (2 (window - 1) slots), PPMI's the distance (window - 1).
+  const int window = options.window, relations = ppmi ? window - 1 : 2 * (window - 1);
   if (kept.size() > 0xFFFFFFFFull / relations)
     throw InputError(Location{files.empty() ? "" : files[0]}, "too many distinct words for 32-bit feature ids");
   std::unordered_map<std::string, std::uint32_t> id;
   id.reserve(kept.size());
   for (std::size_t i = 0; i < kept.size(); ++i) id.emplace(kept[i].first, static_cast<std::uint32_t>(i));
+  for (Dictionary& dictionary : dictionaries) {
+    dictionary.final_ids.assign(dictionary.counts.size(), -1);
+    for (const auto& [w, i] : dictionary.ids)
+      if (const auto it = id.find(w); it != id.end()) dictionary.final_ids[i] = it->second;
+    dictionary.ids = {};
+  }
   const std::size_t n = options.words == 0 ? kept.size() : std::min(options.words, kept.size());
+  // Subsampling: word i's tokens are dropped when a hash of the token's place, as a
+  // number in [0, 1), falls below discard[i] = 1 - sqrt(t / f).
+  std::vector<double> discard;
+  if (options.subsample > 0) {
+    discard.resize(kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      discard[i] = std::max(0.0, 1 - std::sqrt(options.subsample * static_cast<double>(tokens) /
+                                                  static_cast<double>(kept[i].second)));
+  }
+  // A pair at distance d: Lin's weight is 1; PPMI's L - d + 1 with distance weighting
+  // (L = window - 1; proportional to word2vec's expected (L - d + 1) / L), else 1.
+  const auto weight = [&](int d) -> std::uint64_t {
+    return ppmi && options.ppmi.weighted ? static_cast<std::uint64_t>(window - d) : 1;
+  };
 
   // Pass 2: triples. Keys: w1 << 32 | (w2 * relations + slot), for w1 among the N words;
-  // column marginals ||*, r, w2|| and totals ||*, r, *|| over every word.
-  const std::size_t cells = kept.size() * relations;
+  // column marginals (Lin: ||*, r, w2||, PPMI: #(w2)) and Lin's totals ||*, r, *|| over
+  // every word.
+  const std::size_t cells = kept.size() * (ppmi ? 1 : relations);
   std::vector<std::atomic<std::uint64_t>> column(cells);
   std::vector<std::atomic<std::uint64_t>> total(relations);
   KeyCounts triples_counted(budget / 2);
   {
+    // One sentence's words by position (-1: a stop or rare word, which keeps its place):
+    // subsampling, then every pair within the window, into `mine` and the marginals.
     tbb::enumerable_thread_specific<std::vector<std::uint64_t>> keys;
-    for_each_piece(files, options.format, piece_bytes, progress,
-                   [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
-                     std::vector<std::uint64_t>& mine = keys.local();
-                     std::vector<std::int64_t> ids;
-                     for_each_line_words(lines, first, file, [&](const std::vector<std::string>& words) {
-                       ids.clear();
-                       for (const std::string& w : words) {
-                         const auto it = id.find(w);
-                         ids.push_back(it == id.end() ? std::int64_t{-1} : std::int64_t{it->second});  // stop and rare words keep their place
-                       }
-                       for (std::size_t i = 0; i < ids.size(); ++i) {
-                         if (ids[i] < 0) continue;
-                         for (int d = 1; d < window && i + d < ids.size(); ++d) {
-                           if (ids[i + d] < 0) continue;
-                           const auto a = static_cast<std::uint64_t>(ids[i]), c = static_cast<std::uint64_t>(ids[i + d]);
-                           const int forward = slot_of(d, window), backward = slot_of(-d, window);
-                           column[c * relations + forward].fetch_add(1, std::memory_order_relaxed);
-                           total[forward].fetch_add(1, std::memory_order_relaxed);
-                           column[a * relations + backward].fetch_add(1, std::memory_order_relaxed);
-                           total[backward].fetch_add(1, std::memory_order_relaxed);
-                           if (a < n) mine.push_back(a << 32 | (c * relations + forward));
-                           if (c < n) mine.push_back(c << 32 | (a * relations + backward));
+    const auto count_sentence = [&](std::span<const std::int64_t> words, std::uint64_t file_hash,
+                                    std::uint64_t line, std::vector<std::int64_t>& ids,
+                                    std::vector<std::uint64_t>& mine) {
+      ids.clear();
+      for (std::size_t p = 0; p < words.size(); ++p) {
+        const std::int64_t w = words[p];
+        if (w >= 0 && !discard.empty() && discard[static_cast<std::size_t>(w)] > 0) {
+          const std::uint64_t place[3] = {file_hash, line, p};
+          const double u = static_cast<double>(XXH3_64bits_withSeed(place, sizeof place, options.seed) >> 11) * 0x1p-53;
+          if (u < discard[static_cast<std::size_t>(w)]) continue;  // dropped: the window reaches past it
+        }
+        ids.push_back(w);
+      }
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0) continue;
+        for (int d = 1; d < window && i + d < ids.size(); ++d) {
+          if (ids[i + d] < 0) continue;
+          const auto a = static_cast<std::uint64_t>(ids[i]), c = static_cast<std::uint64_t>(ids[i + d]);
+          if (ppmi) {
+            const std::uint64_t w = weight(d);
+            column[c].fetch_add(w, std::memory_order_relaxed);
+            column[a].fetch_add(w, std::memory_order_relaxed);
+            if (a < n) mine.push_back(a << 32 | (c * relations + (d - 1)));
+            if (c < n) mine.push_back(c << 32 | (a * relations + (d - 1)));
+            continue;
+          }
+          const int forward = slot_of(d, window), backward = slot_of(-d, window);
+          column[c * relations + forward].fetch_add(1, std::memory_order_relaxed);
+          total[forward].fetch_add(1, std::memory_order_relaxed);
+          column[a * relations + backward].fetch_add(1, std::memory_order_relaxed);
+          total[backward].fetch_add(1, std::memory_order_relaxed);
+          if (a < n) mine.push_back(a << 32 | (c * relations + forward));
+          if (c < n) mine.push_back(c << 32 | (a * relations + backward));
+        }
+      }
+    };
+    const auto add_keys = [&] {
+      std::vector<std::vector<std::uint64_t>*> batches;
+      for (std::vector<std::uint64_t>& mine : keys) batches.push_back(&mine);
+      triples_counted.add(batches);
+    };
+    if (keep_tokens) {
+      // The words pass 1 kept, a piece's blocks at a time.
+      std::vector<std::size_t> order(blocks.size());
+      for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
+      std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return blocks[x].piece < blocks[y].piece; });
+      for (std::size_t at = 0, piece = 0; piece < piece_input.size(); ++piece) {
+        std::size_t end = at;
+        while (end < order.size() && blocks[order[end]].piece == piece) ++end;
+        tbb::parallel_for(at, end, [&](std::size_t o) {
+          const Block& block = blocks[order[o]];
+          std::vector<std::uint64_t>& mine = keys.local();
+          std::vector<std::int64_t> sentence, ids;
+          const std::uint64_t file_hash = XXH3_64bits(block.file.data(), block.file.size());
+          std::uint64_t line = block.first_line;
+          for (const std::uint32_t t : block.tokens) {
+            if (t == kLineEnd) {
+              count_sentence(sentence, file_hash, line++, ids, mine);
+              sentence.clear();
+            } else {
+              sentence.push_back(t == kStopWord ? -1 : block.dictionary->final_ids[t]);
+            }
+          }
+        });
+        add_keys();
+        if (progress != nullptr) progress->advance(piece_input[piece]);
+        at = end;
+      }
+    } else {
+      for_each_piece(files, options.format, piece_bytes, progress,
+                     [&](std::span<const std::string_view> lines, std::uint64_t first, const std::string& file) {
+                       std::vector<std::uint64_t>& mine = keys.local();
+                       std::vector<std::int64_t> sentence, ids;
+                       const std::uint64_t file_hash = XXH3_64bits(file.data(), file.size());
+                       std::uint64_t line = first;
+                       for_each_line_words(lines, first, file, [&](const std::vector<std::string>& words) {
+                         sentence.clear();
+                         for (const std::string& w : words) {
+                           const auto it = id.find(w);
+                           sentence.push_back(it == id.end() ? std::int64_t{-1} : std::int64_t{it->second});
                          }
-                       }
-                     });
-                   },
-                   [&] {
-                     for (std::vector<std::uint64_t>& mine : keys) triples_counted.add(mine);
-                   });
+                         count_sentence(sentence, file_hash, line++, ids, mine);
+                       });
+                     },
+                     [&](std::uint64_t) { add_keys(); });
+    }
   }
 
   // The triples in key order: a word's run of triples at a time gives its row marginals
   // ||w1, r, *|| and then the MI of each (formula 3.7), MI > 0 kept.
   Model model;
+  model.measure = options.measure;
+  if (ppmi) model.ppmi = options.ppmi;
+  model.subsample = options.subsample;
   model.window = window;
   model.keep_case = options.keep_case;
   model.feature_words = kept.size();
@@ -201,10 +338,9 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   std::vector<std::pair<std::uint32_t, std::uint64_t>> run;  // one word's (feature, count)
   std::vector<std::uint64_t> row(relations);
   std::size_t word = 0;
-  const auto finish_word = [&] {
+  const auto finish_lin = [&] {
     std::fill(row.begin(), row.end(), 0);
     for (const auto& [feature, c] : run) row[feature % relations] += c;
-    double sum = 0;
     for (const auto& [feature, c] : run) {
       const int slot = static_cast<int>(feature % relations);
       const double mi =
@@ -214,11 +350,46 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
       if (mi > 0) {
         model.features.push_back(feature);
         model.mi.push_back(static_cast<float>(mi));
-        sum += static_cast<float>(mi);
       }
     }
+  };
+  // PPMI: ln of sum_c #(c)^alpha, and alpha ln #(c) for each context.
+  std::vector<double> context_term;
+  double smoothed_total = 0;
+  if (ppmi) {
+    context_term.resize(kept.size());
+    double sum = 0;
+    for (std::size_t c = 0; c < kept.size(); ++c) {
+      const double count = static_cast<double>(column[c].load());
+      context_term[c] = count > 0 ? options.ppmi.alpha * std::log(count) : 0;
+      sum += count > 0 ? std::exp(context_term[c]) : 0;
+    }
+    smoothed_total = std::log(sum) - std::log(options.ppmi.shift);
+  }
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> contexts;  // one word's (context, weighted count)
+  const auto finish_ppmi = [&] {
+    contexts.clear();
+    std::uint64_t row_sum = 0;
+    for (const auto& [key, c] : run) {  // keys ascending: a context's distances side by side
+      const auto context = static_cast<std::uint32_t>(key / relations);
+      const std::uint64_t counted = c * weight(static_cast<int>(key % relations) + 1);
+      if (contexts.empty() || contexts.back().first != context) contexts.emplace_back(context, 0);
+      contexts.back().second += counted;
+      row_sum += counted;
+    }
+    const double row_term = std::log(static_cast<double>(row_sum));
+    for (const auto& [context, c] : contexts) {
+      const double pmi = std::log(static_cast<double>(c)) + smoothed_total - row_term - context_term[context];
+      if (pmi > 0) {
+        model.features.push_back(context);
+        model.mi.push_back(static_cast<float>(pmi));
+      }
+    }
+  };
+  const auto finish_word = [&] {
+    if (ppmi) finish_ppmi();
+    else finish_lin();
     model.offsets.push_back(model.features.size());
-    model.mi_sums.push_back(sum);
     run.clear();
     ++word;
   };
@@ -227,6 +398,7 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     run.emplace_back(static_cast<std::uint32_t>(key & 0xFFFFFFFFu), c);
   });
   while (word < n) finish_word();
+  compute_sums(model);
   make_dense(model, options.features);
   return model;
 }

@@ -2,19 +2,22 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "simkit/disco.hpp"
 
 namespace simkit::disco::detail {
 
-// Maps feature ids to dense columns and writes rows [A_i | M_i] (left) or [M_i | A_i]
-// (right), each half F values and then zeros to its length, so that
-// left_i . right_j = (A.M^T + M.A^T)_ij.
+// Maps feature ids to dense columns and writes, for Lin, rows [A_i | M_i] (left) or
+// [M_i | A_i] (right), each half F values and then zeros to its length, so that
+// left_i . right_j = (A.M^T + M.A^T)_ij; for PPMI's cosine, rows A_i / |A_i| (one half:
+// left and right alike), so that left_i . right_j is the cosine over the columns.
 struct DenseRows {
+  bool cosine = false;                  // the model's measure is PPMI
   std::vector<std::uint32_t> columns;  // feature ids, sorted, for lookup
   std::vector<std::uint32_t> column_of;  // dense column of columns[c]
-  std::vector<float> sums;              // row sums of A, per word
+  std::vector<float> sums;              // per word: Lin: row sums of A; cosine: norms of A's rows
   std::size_t width = 0;                // F
   // Values a half row takes: F rounded up to 64, so that every half row starts aligned
   // (cuBLAS falls back to far slower unaligned tensor-core kernels when a leading
@@ -23,7 +26,7 @@ struct DenseRows {
   std::size_t pitch = 0;
   bool stored = false;                  // the model's own dense form has these columns
 
-  DenseRows(const Model& model, std::size_t features) {
+  DenseRows(const Model& model, std::size_t features) : cosine(model.measure == Measure::ppmi) {
     const std::vector<std::uint32_t> chosen = dense_columns(model, features);
     width = chosen.size();
     pitch = (width + 63) / 64 * 64;
@@ -35,10 +38,16 @@ struct DenseRows {
     sums.assign(model.size(), 0);
     for (std::size_t w = 0; w < model.size(); ++w) {
       double s = 0;
-      for_each(model, w, [&](std::size_t, float mi) { s += mi; });
-      sums[w] = static_cast<float>(s);
+      for_each(model, w, [&](std::size_t, float mi) { s += cosine ? static_cast<double>(mi) * mi : mi; });
+      sums[w] = static_cast<float>(cosine ? std::sqrt(s) : s);
     }
   }
+
+  // Values a row takes, given a half of `half` values: two halves for Lin, one for cosine.
+  std::size_t row_width(std::size_t half) const { return cosine ? half : 2 * half; }
+
+  // What word w's weight `mi` becomes in its A half: itself (Lin) or scaled to unit length.
+  float scaled(std::size_t w, float mi) const { return cosine ? mi / sums[w] : mi; }
 
   // Calls f(column, mi) for each of word w's features among the columns.
   template <typename F>
@@ -61,13 +70,18 @@ struct DenseRows {
       if (values[c] != 0) f(c, values[c]);
   }
 
-  // Rows first .. first + count into out (count x 2 half, row-major; half >= F: the
-  // GPU's pitch, or F on the CPU, where BLAS gains nothing from the padding).
+  // Rows first .. first + count into out (count x row_width(half), row-major; half >= F:
+  // the GPU's pitch, or F on the CPU, where BLAS gains nothing from the padding).
   void write(const Model& m, std::size_t first, std::size_t count, bool left, float* out, std::size_t half) const {
-    std::fill(out, out + count * 2 * half, 0.0f);
+    const std::size_t width_out = row_width(half);
+    std::fill(out, out + count * width_out, 0.0f);
     for (std::size_t r = 0; r < count; ++r) {
-      float* row = out + r * 2 * half;
+      float* row = out + r * width_out;
       each(m, first + r, [&](std::size_t c, float mi) {
+        if (cosine) {
+          row[c] = scaled(first + r, mi);
+          return;
+        }
         row[left ? c : half + c] = mi;
         row[left ? half + c : c] = 1.0f;
       });

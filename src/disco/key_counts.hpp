@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace simkit::disco {
@@ -22,14 +23,17 @@ class KeyCounts {
   KeyCounts(const KeyCounts&) = delete;
   KeyCounts& operator=(const KeyCounts&) = delete;
 
-  // Counts `keys` (sorted in place, in parallel, then cleared).
+  // Counts `keys` (sorted in place, then cleared).
   void add(std::vector<std::uint64_t>& keys);
+  // Counts every batch (each sorted in place by its own thread, then cleared).
+  void add(std::span<std::vector<std::uint64_t>*> batches);
   // Every distinct key with its count, keys ascending. Call once, after the last add().
   void for_each(const std::function<void(std::uint64_t key, std::uint64_t count)>& body);
   std::size_t spills() const noexcept { return spills_.size(); }
 
  private:
   using Run = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  void push(Run run);
   void spill();
   std::size_t budget_;
   std::vector<Run> runs_;

@@ -1,5 +1,6 @@
-// simkit's DISCO model file (.skd), version 2 (all integers little-endian, sections on
-// 64-byte boundaries; version 1 is the same without the dense section, and is read too):
+// simkit's DISCO model file (.skd), version 3 (all integers little-endian, sections on
+// 64-byte boundaries; version 2 is the same without the measure section, a Lin model,
+// and version 1 without the dense section too; both are read):
 //   header (64 bytes): "SIMKITDS", u32 version, u32 header bytes, u32 window, u32 flags
 //                      (bit 0: words kept in their case),
 //                      u64 words, u64 feature words, u64 features, u64 word bytes, u64 file size
@@ -8,10 +9,13 @@
 //   counts        words uint64
 //   offsets       (words + 1) uint64 into features
 //   features      uint32, ascending within a word, each < feature words x relations
-//   mi            float32, each finite and > 0
+//                 (relations: 2 (window - 1) for Lin, 1 for PPMI)
+//   mi            float32 weights (MI or PPMI), each finite and > 0
 //   dense width   uint64 F (0: no dense form)
 //   dense columns F uint32 feature ids, distinct
 //   dense         words x F float32, row-major, each finite and >= 0
+//   measure       u32 measure (0 Lin, 1 PPMI), u32 distance weighting (0 or 1),
+//                 f64 alpha, f64 shift k, f64 subsampling threshold (0: none)
 //   checksum      uint64 XXH3-64 of every byte before it
 #include <algorithm>
 #include <cmath>
@@ -33,15 +37,17 @@ using detail::align64;
 using detail::load;
 
 constexpr char kMagic[8] = {'S', 'I', 'M', 'K', 'I', 'T', 'D', 'S'};
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
+constexpr std::uint64_t kMeasureBytes = 32;
 constexpr std::uint32_t kHeaderBytes = 64;
 
 struct Layout {
-  std::uint64_t word_offsets, words, counts, offsets, features, mi, dense_width, dense_columns, dense, checksum,
-      file_size;
+  std::uint64_t word_offsets, words, counts, offsets, features, mi, dense_width, dense_columns, dense, measure,
+      checksum, file_size;
 };
 
-// Where each section starts; version 1 has no dense section (dense_width unused).
+// Where each section starts; version 1 has no dense section (dense_width unused), versions
+// 1 and 2 no measure section.
 Layout layout(std::uint32_t version, std::uint64_t words, std::uint64_t features, std::uint64_t word_bytes,
               std::uint64_t dense_width) {
   Layout l{};
@@ -57,6 +63,10 @@ Layout layout(std::uint32_t version, std::uint64_t words, std::uint64_t features
     l.dense_columns = align64(l.dense_width + 8);
     l.dense = align64(l.dense_columns + dense_width * 4);
     end = l.dense + words * dense_width * 4;
+  }
+  if (version >= 3) {
+    l.measure = align64(end);
+    end = l.measure + kMeasureBytes;
   }
   l.checksum = (end + 7) / 8 * 8;
   l.file_size = l.checksum + 8;
@@ -104,6 +114,11 @@ void write_model(const Model& m, const std::string& path) {
   w.write(m.dense_features.data(), width * 4);
   w.pad_to(l.dense);
   w.write(m.dense.data(), m.dense.size() * 4);
+  w.pad_to(l.measure);
+  const std::uint32_t measure[2] = {m.measure == Measure::ppmi ? 1u : 0u, m.ppmi.weighted ? 1u : 0u};
+  const double parameters[3] = {m.ppmi.alpha, m.ppmi.shift, m.subsample};
+  w.write(measure, sizeof measure);
+  w.write(parameters, sizeof parameters);
   w.pad_to(l.checksum);
   w.finish();
   out.commit();
@@ -115,9 +130,9 @@ Model parse_model(std::string_view bytes, const std::string& name) {
   if (size < kHeaderBytes + 8) throw InputError(Location::at_offset(name, size), "truncated: shorter than an .skd header");
   if (std::memcmp(base, kMagic, 8) != 0) throw InputError(Location::at_offset(name, 0), "not an .skd model (wrong magic)");
   const auto version = load<std::uint32_t>(base + 8);
-  if (version != 1 && version != kVersion)
+  if (version < 1 || version > kVersion)
     throw InputError(Location::at_offset(name, 8),
-                     fmt::format(".skd version {} is not supported (this simkit reads versions 1 and {})", version,
+                     fmt::format(".skd version {} is not supported (this simkit reads versions 1 to {})", version,
                                  kVersion));
   if (load<std::uint32_t>(base + 12) != kHeaderBytes)
     throw InputError(Location::at_offset(name, 12), "corrupt header: wrong header size");
@@ -135,14 +150,14 @@ Model parse_model(std::string_view bytes, const std::string& name) {
       feature_words > 0xFFFFFFFFull / (2 * (window - 1)) || words > feature_words)
     throw InputError(Location::at_offset(name, 16), "corrupt header: sizes the file cannot hold or out of range");
   // Version 2's dense width sits after the MI values; read it where the sizes so far put it.
+  // Its bound is the widest feature space (Lin's); the measure's own bound comes below.
   std::uint64_t dense_width = 0;
-  const std::uint64_t limit = feature_words * (2 * (window - 1));
   if (version >= 2) {
     const Layout before = layout(version, words, features, word_bytes, 0);
     if (before.dense_width + 8 > size)
       throw InputError(Location::at_offset(name, size), "truncated: the file ends before its dense section");
     dense_width = load<std::uint64_t>(base + before.dense_width);
-    if (dense_width > limit || (words > 0 && dense_width > size / 4 / words))
+    if (dense_width > feature_words * (2 * (window - 1)) || (words > 0 && dense_width > size / 4 / words))
       throw InputError(Location::at_offset(name, before.dense_width), "corrupt dense width (out of range)");
   }
   const Layout l = layout(version, words, features, word_bytes, dense_width);
@@ -155,9 +170,21 @@ Model parse_model(std::string_view bytes, const std::string& name) {
                      "checksum mismatch: the file is damaged or was changed after it was written");
 #endif
   Model m;
+  if (version >= 3) {
+    const auto measure = load<std::uint32_t>(base + l.measure), weighted = load<std::uint32_t>(base + l.measure + 4);
+    m.ppmi.alpha = load<double>(base + l.measure + 8);
+    m.ppmi.shift = load<double>(base + l.measure + 16);
+    m.subsample = load<double>(base + l.measure + 24);
+    if (measure > 1 || weighted > 1 || !(m.ppmi.alpha > 0 && m.ppmi.alpha <= 1) ||
+        !(m.ppmi.shift >= 1 && std::isfinite(m.ppmi.shift)) || !(m.subsample >= 0 && m.subsample < 1))
+      throw InputError(Location::at_offset(name, l.measure), "corrupt measure section (unknown measure or parameters out of range)");
+    m.measure = measure == 1 ? Measure::ppmi : Measure::lin;
+    m.ppmi.weighted = weighted == 1;
+  }
   m.window = static_cast<int>(window);
   m.keep_case = flags == 1;
   m.feature_words = feature_words;
+  const std::uint64_t limit = feature_words * static_cast<std::uint64_t>(m.relations());
   const auto word_offsets = copy_out<std::uint64_t>(base, l.word_offsets, words + 1);
   if (word_offsets[0] != 0 || word_offsets[words] != word_bytes)
     throw InputError(Location::at_offset(name, l.word_offsets), "corrupt word offsets");
@@ -178,16 +205,14 @@ Model parse_model(std::string_view bytes, const std::string& name) {
   for (std::uint64_t i = 0; i < words; ++i) {
     if (m.offsets[i + 1] < m.offsets[i] || m.offsets[i + 1] > features)
       throw InputError(Location::at_offset(name, l.offsets + 8 * (i + 1)), "corrupt feature offsets");
-    double sum = 0;
     for (std::uint64_t f = m.offsets[i]; f < m.offsets[i + 1]; ++f) {
       if (m.features[f] >= limit || (f > m.offsets[i] && m.features[f] <= m.features[f - 1]))
         throw InputError(Location::at_offset(name, l.features + 4 * f), "corrupt feature id (out of range or order)");
       if (!std::isfinite(m.mi[f]) || !(m.mi[f] > 0))
         throw InputError(Location::at_offset(name, l.mi + 4 * f), "corrupt MI value (not finite and positive)");
-      sum += m.mi[f];
     }
-    m.mi_sums.push_back(sum);
   }
+  compute_sums(m);
   if (dense_width > 0) {
     m.dense_features = copy_out<std::uint32_t>(base, l.dense_columns, dense_width);
     std::vector<std::uint32_t> sorted = m.dense_features;

@@ -4,7 +4,6 @@ list(APPEND SIMKIT_CPU_SOURCES
   disco/key_counts.cpp
   disco/similarity.cpp
   disco/model_io.cpp
-  disco/evaluate.cpp
   disco/all_pairs.cpp
 )
 list(APPEND SIMKIT_CUDA_SOURCES disco/cuda/all_pairs.cu disco/cuda/sparse_pairs.cu)

@@ -1,5 +1,5 @@
 // NumPy .npy float matrices (N x D, '<f4' used in place, '<f8' converted) with the words
-// in a separate file, one a line (the header is core/npy_header's).
+// in a separate file, one a line (the header is core/npy_header's); written as '<f4'.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -99,6 +99,28 @@ Model read_npy(const MappedFile& file, const MappedFile* words, Progress* progre
                      fmt::format("{} words for the {} rows of {}", line, rows, path));
   return finish_model(std::move(data), rows, dim, Format::Npy, path,
                       [&](std::size_t row) { return Location::at_line(words_path, row + 1); });
+}
+
+void write_npy(const Model& model, OutputFile& out, OutputFile& words, Progress* progress) {
+  // Format version 1.0: the dict, padded with spaces and ended by a newline so that the
+  // data starts on a 64-byte boundary.
+  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", model.rows,
+                                   model.dim);
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header.push_back('\n');
+  const auto length = static_cast<std::uint16_t>(header.size());
+  std::string prefix("\x93NUMPY\x01\x00", 8);
+  prefix.push_back(static_cast<char>(length & 0xFF));
+  prefix.push_back(static_cast<char>(length >> 8));
+  out.write(prefix + header);
+  out.write({reinterpret_cast<const char*>(model.vectors), model.rows * model.dim * sizeof(float)});
+  std::string list;
+  for (std::size_t r = 0; r < model.rows; ++r) {
+    list.append(model.word(r));
+    list.push_back('\n');
+  }
+  words.write(list);
+  if (progress) progress->advance(model.rows);
 }
 
 }  // namespace simkit::neighbors::detail

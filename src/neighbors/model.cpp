@@ -217,7 +217,16 @@ Model load_model_from_memory(std::string_view bytes, const std::string& name, Fo
   return read_any(file, format, word_list ? &*word_list : nullptr, nullptr);
 }
 
-void save_model(const Model& model, const std::string& path, Format format, Progress* progress) {
+void save_model(const Model& model, const std::string& path, Format format, Progress* progress,
+                const std::string& words_path) {
+  if (format == Format::Npy) {
+    if (words_path.empty()) throw UsageError("an .npy matrix needs a file for its word list");
+    OutputFile out(path), words(words_path);
+    detail::write_npy(model, out, words, progress);
+    words.commit();
+    out.commit();
+    return;
+  }
   OutputFile out(path);
   switch (format) {
     case Format::Glove:
@@ -226,10 +235,22 @@ void save_model(const Model& model, const std::string& path, Format format, Prog
     case Format::Skv: detail::write_skv(model, out, progress); break;
     default:
       throw UsageError(fmt::format("cannot write the {} format; choose glove, word2vec, "
-                                   "word2vec-binary or skv",
+                                   "word2vec-binary, npy or skv",
                                    format_name(format)));
   }
   out.commit();
+}
+
+Format format_of_extension(std::string_view path) {
+  const std::size_t dot = path.rfind('.'), slash = path.rfind('/');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return Format::Auto;
+  const std::string_view ext = path.substr(dot);
+  if (ext == ".skv") return Format::Skv;
+  if (ext == ".txt") return Format::Glove;
+  if (ext == ".vec") return Format::Word2VecText;
+  if (ext == ".bin") return Format::Word2VecBinary;
+  if (ext == ".npy") return Format::Npy;
+  return Format::Auto;
 }
 
 }  // namespace simkit::neighbors

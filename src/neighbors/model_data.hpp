@@ -67,5 +67,7 @@ Model read_skv(const MappedFile& file, Progress* progress);
 void write_text(const Model& model, OutputFile& out, Format format, Progress* progress);
 void write_word2vec_binary(const Model& model, OutputFile& out, Progress* progress);
 void write_skv(const Model& model, OutputFile& out, Progress* progress);
+// The matrix as '<f4' .npy into out, the words (one a line) into words.
+void write_npy(const Model& model, OutputFile& out, OutputFile& words, Progress* progress);
 
 }  // namespace simkit::neighbors::detail

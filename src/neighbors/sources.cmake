@@ -3,6 +3,7 @@ list(APPEND SIMKIT_CPU_SOURCES
   neighbors/format_skv.cpp
   neighbors/format_text.cpp
   neighbors/format_word2vec_binary.cpp
+  neighbors/evaluate.cpp
   neighbors/model.cpp
   neighbors/query.cpp
   neighbors/search.cpp

@@ -5,18 +5,38 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
+
+#include <xxhash.h>
 
 #include "disco/key_counts.hpp"
 #include "disco_fixture.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
+#include "simkit/threads.hpp"
 #include "test_support.hpp"
 
 namespace simkit {
 namespace {
+
+// The references' words: ASCII letters, lower-cased, a sentence a line.
+std::vector<std::vector<std::string>> sentences(const std::string& text) {
+  std::vector<std::vector<std::string>> out(1);
+  std::string word;
+  for (const char c : text + "\n") {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      continue;
+    }
+    if (!word.empty()) out.back().push_back(word);
+    word.clear();
+    if (c == '\n') out.emplace_back();
+  }
+  return out;
+}
 
 // The reference: ASCII words (letters only, lower-cased) of each line; stop words keep
 // their positions but are never paired.
@@ -27,22 +47,7 @@ struct Reference {
   std::map<std::string, std::map<std::pair<int, std::string>, double>> features;  // MI > 0
 
   Reference(const std::string& text, int window, const std::set<std::string>& stop) {
-    std::string line;
-    for (std::size_t at = 0; at <= text.size(); ++at) {
-      if (at < text.size() && text[at] != '\n') {
-        line += text[at];
-        continue;
-      }
-      std::vector<std::string> words;
-      std::string word;
-      for (const char c : line + " ") {
-        if (std::isalpha(static_cast<unsigned char>(c))) {
-          word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        } else if (!word.empty()) {
-          words.push_back(word);
-          word.clear();
-        }
-      }
+    for (const std::vector<std::string>& words : sentences(text))
       for (std::size_t i = 0; i < words.size(); ++i)
         for (std::size_t j = 0; j < words.size(); ++j) {
           const int r = static_cast<int>(j) - static_cast<int>(i);
@@ -52,8 +57,6 @@ struct Reference {
           column[{words[j], r}] += 1;
           total[r] += 1;
         }
-      line.clear();
-    }
     for (const auto& [key, count] : triple) {
       const auto& [w1, r, w2] = key;
       const double mi = std::log(count * total[r] / (row[{w1, r}] * column[{w2, r}]));
@@ -415,6 +418,227 @@ TEST(DiscoAllPairs, NoFeaturesScoreZero) {
   EXPECT_EQ(dense.indices, sparse.indices);
   EXPECT_EQ(dense.row_scores(0)[0], 0.0f);
   EXPECT_EQ(dense.row_indices(0)[0], 1u);  // ties go to the lower index
+}
+
+}  // namespace
+}  // namespace simkit
+
+// PPMI (measure ppmi) against a float64 computation written here from its definition:
+// #(w, c) over every pair of words at distance 1 .. window - 1 of a sentence (weighted
+// window - d with distance weights), #(w) and #(c) its row and column sums,
+// PPMI = max(0, ln(#(w,c) x sum_c' #(c')^alpha / (#(w) x #(c)^alpha)) - ln k); cosine.
+namespace simkit {
+namespace {
+
+struct PpmiReference {
+  std::map<std::string, std::map<std::string, double>> features;  // PPMI > 0
+
+  PpmiReference(const std::string& text, int window, bool weighted, double alpha, double shift,
+                const std::set<std::string>& stop) {
+    std::map<std::pair<std::string, std::string>, double> pair;
+    std::map<std::string, double> row, column;
+    for (const std::vector<std::string>& words : sentences(text))
+      for (std::size_t i = 0; i < words.size(); ++i)
+        for (std::size_t j = 0; j < words.size(); ++j) {
+          const int d = std::abs(static_cast<int>(j) - static_cast<int>(i));
+          if (d == 0 || d >= window || stop.count(words[i]) || stop.count(words[j])) continue;
+          const double weight = weighted ? window - d : 1;
+          pair[{words[i], words[j]}] += weight;
+          row[words[i]] += weight;
+          column[words[j]] += weight;
+        }
+    double smoothed = 0;
+    for (const auto& [c, n] : column) smoothed += std::pow(n, alpha);
+    for (const auto& [key, n] : pair) {
+      const double pmi = std::log(n * smoothed / (row[key.first] * std::pow(column[key.second], alpha))) - std::log(shift);
+      if (pmi > 0) features[key.first][key.second] = pmi;
+    }
+  }
+
+  double cosine(const std::string& a, const std::string& b) {
+    double dot = 0, na = 0, nb = 0;
+    for (const auto& [c, x] : features[a]) {
+      na += x * x;
+      if (const auto it = features[b].find(c); it != features[b].end()) dot += x * it->second;
+    }
+    for (const auto& [c, x] : features[b]) nb += x * x;
+    return na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0;
+  }
+};
+
+void expect_ppmi_matches_reference(const std::string& text, const disco::BuildOptions& options,
+                                   const std::set<std::string>& stop) {
+  test::TempDir dir;
+  test::write_file(dir / "corpus.txt", text);
+  const disco::Model model = disco::build({(dir / "corpus.txt").string()}, options);
+  ASSERT_EQ(model.measure, disco::Measure::ppmi);
+  ASSERT_EQ(model.relations(), 1);
+  PpmiReference ref(text, options.window, options.ppmi.weighted, options.ppmi.alpha, options.ppmi.shift, stop);
+  for (std::size_t i = 0; i < model.size(); ++i) {
+    std::map<std::string, double> got;
+    for (std::uint64_t f = model.offsets[i]; f < model.offsets[i + 1]; ++f) got[model.words.at(model.features[f])] = model.mi[f];
+    const auto& want = ref.features[model.words[i]];
+    ASSERT_EQ(got.size(), want.size()) << model.words[i];
+    for (const auto& [c, ppmi] : want) {
+      ASSERT_TRUE(got.count(c)) << model.words[i] << " lacks " << c;
+      EXPECT_NEAR(got.at(c), ppmi, 1e-6 * std::max(1.0, ppmi)) << model.words[i] << " ~ " << c;
+    }
+  }
+  for (std::size_t a = 0; a < model.size(); ++a)
+    for (std::size_t b = 0; b < model.size(); ++b)
+      EXPECT_NEAR(disco::similarity(model, a, b), ref.cosine(model.words[a], model.words[b]), 1e-6)
+          << model.words[a] << " ~ " << model.words[b];
+}
+
+TEST(DiscoPpmi, HandMadeAndRandomCorporaEqualTheDefinition) {
+  const std::string hand = "The cat drinks milk. The dog drinks water.\n"
+                           "A cat eats fish; a dog eats meat and the cat sleeps.\n"
+                           "Dogs and cats drink milk, water and tea.\n\nmilk tea water milk tea water fish meat\n";
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::vector<std::string> vocabulary = {"ab", "cd", "ef", "gh", "ij", "kl", "mn", "op", "qr", "st"};
+  std::string noise;
+  for (int line = 0; line < 60; ++line) {
+    const int n = random.integer(0, 14);
+    for (int i = 0; i < n; ++i)
+      noise += vocabulary[std::min(random.integer(0, 9), random.integer(0, 9))] + (i + 1 < n ? " " : "");
+    noise += "\n";
+  }
+  test::TempDir dir;
+  test::write_file(dir / "stop.txt", "the\na\nand\ncd\n");
+  int trial = 0;
+  for (const std::string& text : {hand, noise})
+    for (const int window : {2, 4, 6}) {
+      disco::BuildOptions options;
+      options.measure = disco::Measure::ppmi;
+      options.window = window;
+      options.ppmi.weighted = trial % 2 == 1;
+      options.ppmi.alpha = trial % 3 == 0 ? 0.75 : 1.0;
+      options.ppmi.shift = trial % 4 == 3 ? 2.0 : 1.0;
+      const bool stop = trial % 5 == 2;
+      options.stopwords = stop ? (dir / "stop.txt").string() : "";  // "": ppmi's default, none
+      SCOPED_TRACE(testing::Message() << "window " << window << " weighted " << options.ppmi.weighted << " alpha "
+                                      << options.ppmi.alpha << " shift " << options.ppmi.shift << " stop " << stop);
+      expect_ppmi_matches_reference(text, options, stop ? std::set<std::string>{"the", "a", "and", "cd"}
+                                                        : std::set<std::string>{});
+      ++trial;
+    }
+}
+
+TEST(DiscoPpmi, ModelFilesKeepTheMeasureAndOldOnesReadAsLin) {
+  const std::string text = "the red apple is sweet\nthe red cherry is sweet\na green apple is sour\n"
+                           "sweet red wine and sour green tea\n";
+  test::TempDir dir;
+  test::write_file(dir / "c.txt", text);
+  disco::BuildOptions options;
+  options.measure = disco::Measure::ppmi;
+  options.ppmi = {0.5, 2.0, true};
+  options.subsample = 0.25;
+  options.features = 3;
+  const disco::Model model = disco::build({(dir / "c.txt").string()}, options);
+  disco::write_model(model, (dir / "m.skd").string());
+  const disco::Model back = disco::read_model((dir / "m.skd").string());
+  EXPECT_EQ(back.measure, disco::Measure::ppmi);
+  EXPECT_EQ(back.ppmi.alpha, 0.5);
+  EXPECT_EQ(back.ppmi.shift, 2.0);
+  EXPECT_TRUE(back.ppmi.weighted);
+  EXPECT_EQ(back.subsample, 0.25);
+  EXPECT_EQ(back.features, model.features);
+  EXPECT_EQ(back.mi, model.mi);
+  EXPECT_EQ(back.norms, model.norms);
+  EXPECT_EQ(back.dense, model.dense);
+  // A version-2 file (simkit before the measure was stored; tests/disco/data/lin-v2.skd,
+  // built from this text with --features 3) reads as the Lin model built now.
+  disco::BuildOptions lin;
+  lin.features = 3;
+  const disco::Model now = disco::build({(dir / "c.txt").string()}, lin);
+  const disco::Model old = disco::read_model((test::source_dir() / "tests/disco/data/lin-v2.skd").string());
+  EXPECT_EQ(old.measure, disco::Measure::lin);
+  EXPECT_EQ(old.words, now.words);
+  EXPECT_EQ(old.features, now.features);
+  EXPECT_EQ(old.mi, now.mi);
+  EXPECT_EQ(old.dense, now.dense);
+  // A measure section that names no measure, or parameters out of range, is refused
+  // (checksum made right again: the structure check behind it must hold on its own).
+  const std::string bytes = test::read_file(dir / "m.skd");
+  const auto damaged = [&](std::size_t at, const void* value, std::size_t size) {
+    std::string b = bytes;
+    std::memcpy(b.data() + at, value, size);
+    const std::uint64_t sum = XXH3_64bits(b.data(), b.size() - 8);
+    std::memcpy(b.data() + b.size() - 8, &sum, 8);
+    return test::input_error_of([&] { disco::parse_model(b, "m"); });
+  };
+  const std::size_t measure_at = bytes.size() - 8 - 32;  // the section sits just before the checksum
+  const std::uint32_t unknown = 7;
+  const double negative = -1;
+  EXPECT_NE(damaged(measure_at, &unknown, 4).find("corrupt measure section"), std::string::npos);
+  EXPECT_NE(damaged(measure_at + 8, &negative, 8).find("corrupt measure section"), std::string::npos);
+  EXPECT_EQ(damaged(measure_at + 8, &options.ppmi.alpha, 8), "(accepted)");
+}
+
+TEST(DiscoPpmi, SubsamplingRepeatsOnAnyNumberOfThreads) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::string text;
+  for (int line = 0; line < 3000; ++line) {
+    const int n = random.integer(1, 12);
+    for (int i = 0; i < n; ++i)
+      text += "w" + std::to_string(std::min(random.integer(0, 199), random.integer(0, 199))) + (i + 1 < n ? " " : "\n");
+  }
+  test::TempDir dir;
+  test::write_file(dir / "c.txt", text);
+  disco::BuildOptions options;
+  options.measure = disco::Measure::ppmi;
+  options.subsample = 1e-3;
+  const disco::Model all = disco::build({(dir / "c.txt").string()}, options);
+  disco::Model one;
+  {
+    const ThreadLimit limit(1);
+    one = disco::build({(dir / "c.txt").string()}, options);
+  }
+  EXPECT_EQ(all.features, one.features);
+  EXPECT_EQ(all.mi, one.mi);
+  options.seed = 2;
+  const disco::Model other_seed = disco::build({(dir / "c.txt").string()}, options);
+  EXPECT_NE(other_seed.mi, all.mi);
+  options.subsample = 0;
+  const disco::Model none = disco::build({(dir / "c.txt").string()}, options);
+  EXPECT_NE(none.mi, all.mi);
+  EXPECT_EQ(none.counts, all.counts);  // word counts are the whole corpus's either way
+}
+
+TEST(DiscoPpmi, AllPairsDenseAndSparseEqualTheCosine) {
+  disco::BuildOptions build;
+  build.measure = disco::Measure::ppmi;
+  build.words = test::quick() ? 120 : 250;
+  const disco::Model model =
+      disco::build({(test::source_dir() / "data/samples/postings/brown-sample.txt").string()}, build);
+  disco::AllPairsOptions options;
+  options.k = 8;
+  options.form = disco::Form::sparse;
+  const TopKLists sparse = disco::all_pairs(model, options);
+  expect_true_top_k(model, sparse, 1e-6);
+  options.form = disco::Form::dense;
+  const TopKLists dense = disco::all_pairs(model, options);
+  expect_true_top_k(model, dense, 1e-5);
+  // Reduced columns: the cosine over those columns only.
+  options.features = 200;
+  const std::vector<std::uint32_t> columns = disco::dense_columns(model, 200);
+  const std::set<std::uint32_t> keep(columns.begin(), columns.end());
+  disco::Model reduced = model;
+  reduced.features.clear();
+  reduced.mi.clear();
+  reduced.offsets = {0};
+  for (std::size_t w = 0; w < model.size(); ++w) {
+    for (std::uint64_t i = model.offsets[w]; i < model.offsets[w + 1]; ++i)
+      if (keep.count(model.features[i])) {
+        reduced.features.push_back(model.features[i]);
+        reduced.mi.push_back(model.mi[i]);
+      }
+    reduced.offsets.push_back(reduced.features.size());
+  }
+  disco::compute_sums(reduced);
+  expect_true_top_k(reduced, disco::all_pairs(model, options), 1e-5);
 }
 
 }  // namespace

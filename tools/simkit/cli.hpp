@@ -61,6 +61,7 @@ Runner add_hash_command(CLI::App& app);
 Runner add_dedup_command(CLI::App& app);
 Runner add_postings_command(CLI::App& app);
 Runner add_disco_command(CLI::App& app);
+Runner add_embed_command(CLI::App& app);
 Runner add_lvq_command(CLI::App& app);
 Runner add_cca_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);

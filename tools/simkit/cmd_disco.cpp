@@ -11,6 +11,7 @@
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/progress.hpp"
+#include "simkit/wordsim.hpp"
 
 namespace simkit::cli {
 
@@ -21,6 +22,7 @@ struct BuildOptions {
   std::vector<std::string> corpus;
   std::string output;
   std::string input_format = "auto";
+  std::string measure = "lin";
   disco::BuildOptions build;
 };
 
@@ -45,6 +47,7 @@ int run_build(const BuildOptions& options) {
   std::uint64_t bytes = 0;
   const std::vector<std::string> files = text_files(options.corpus, bytes);
   disco::BuildOptions build = options.build;
+  build.measure = disco::parse_measure(options.measure);
   build.format = parse_text_format(options.input_format);
   build.memory_budget = context.memory_budget;
   disco::Model model;
@@ -57,9 +60,9 @@ int run_build(const BuildOptions& options) {
                      "the corpus has no word that could be paired (empty, or only stop words)");
   if (cluster::root()) disco::write_model(model, options.output);
   if (context.timings)
-    note(fmt::format("timing: counted {:.1f} MB in {:.3f} s ({:.1f} MB/s): {} words, {} features of MI > 0",
+    note(fmt::format("timing: counted {:.1f} MB in {:.3f} s ({:.1f} MB/s): {} words, {} features of {} > 0",
                      bytes / 1e6, seconds_since(start), bytes / 1e6 / seconds_since(start), model.size(),
-                     model.features.size()));
+                     model.features.size(), build.measure == disco::Measure::ppmi ? "PPMI" : "MI"));
   return kExitOk;
 }
 
@@ -177,10 +180,8 @@ int run_evaluate(const QueryOptions& options) {
   make_context(options.common);
   const disco::Model model = disco::read_model(options.model);
   OutputFile out(options.output, cluster::root());
-  for (const std::string& gold : options.words) {
-    const disco::Evaluation e = disco::evaluate(model, disco::read_gold(gold));
-    out.write(fmt::format("{}\tspearman\t{:.4f}\tcovered\t{}\tof\t{}\n", gold, e.rho, e.covered, e.pairs));
-  }
+  for (const std::string& gold : options.words)
+    out.write(wordsim::evaluation_line(gold, disco::evaluate(model, wordsim::read_gold(gold))));
   out.commit();
   return kExitOk;
 }
@@ -207,16 +208,31 @@ Runner add_disco_command(CLI::App& app) {
       "build",
       "Counts window co-occurrences <w1, r, w2> in a corpus (UTF-8 text files or directories; a sentence\n"
       "never crosses a line end), computes their mutual information (natural log; only MI > 0 kept as\n"
-      "features) and writes the model (.skd).");
+      "features; --measure ppmi: the positive PMI of word-context pairs) and writes the model (.skd).");
   b->add_option("corpus", build->corpus,
                 "text files or directories (.gz, .bz2 and .zst read as streams; Wikipedia pages-articles dumps)")
       ->required();
   b->add_option("-o,--output", build->output, "the model file to write")->required();
+  b->add_option("--measure", build->measure,
+                "lin (features (relation, word) of MI > 0, Lin's measure) or ppmi (context words at any distance "
+                "up to the window, positive PMI with context smoothing, cosine); similar, compare, evaluate use it")
+      ->capture_default_str();
   b->add_option("--window", build->build.window, "each word pairs with the window - 1 words on each side")
       ->capture_default_str();
   b->add_option("--stopwords", build->build.stopwords,
-                "FILE (a word a line) or none; default: the bundled English list. Stop words keep their "
-                "positions but are never paired");
+                "FILE (a word a line), english (the bundled list) or none; default: english for lin, none for "
+                "ppmi. Stop words keep their positions but are never paired");
+  b->add_option("--alpha", build->build.ppmi.alpha, "ppmi: context-distribution smoothing, #(c)^alpha (1 = none)")
+      ->capture_default_str();
+  b->add_option("--shift", build->build.ppmi.shift, "ppmi: k, ln k subtracted from every PMI (1 = no shift)")
+      ->capture_default_str();
+  b->add_flag("--distance-weights", build->build.ppmi.weighted,
+              "ppmi: a context at distance d counts (L - d + 1) / L, L = window - 1 (word2vec's dynamic window)");
+  b->add_option("--subsample", build->build.subsample,
+                "drop a token of a word of frequency f > T with probability 1 - sqrt(T / f) before the windows "
+                "(0 = never; e.g. 1e-4)")
+      ->capture_default_str();
+  b->add_option("--seed", build->build.seed, "seed of --subsample's choices")->capture_default_str();
   b->add_option("--min-count", build->build.min_count, "drop words seen fewer times")->capture_default_str();
   b->add_option("--words", build->build.words, "vectors for the N most frequent words only (0 = all)")
       ->capture_default_str();
@@ -238,7 +254,8 @@ Runner add_disco_command(CLI::App& app) {
     add_common_options(*sub, o.common);
     return sub;
   };
-  add_query("compare", "Prints 'W1<TAB>W2<TAB>score', Lin's similarity of two words (0..1, 6 decimals).", *compare,
+  add_query("compare", "Prints 'W1<TAB>W2<TAB>score', the model's similarity of two words (Lin's, or the cosine of "
+                       "their PPMI rows; 0..1, 6 decimals).", *compare,
             "the two words");
   CLI::App* s = add_query("similar", "Prints 'word<TAB>rank<TAB>neighbour<TAB>score' for each word's k most similar "
                                      "words (ties by the more frequent word); --all: for every word.",

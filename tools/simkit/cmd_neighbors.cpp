@@ -18,6 +18,7 @@
 #include "simkit/io.hpp"
 #include "simkit/neighbors.hpp"
 #include "simkit/progress.hpp"
+#include "simkit/wordsim.hpp"
 
 namespace simkit::cli {
 
@@ -42,6 +43,15 @@ struct NeighborsOptions {
   std::size_t batch = 4096;
   bool compare_cpu = false;
   std::vector<std::string> queries;
+};
+
+struct EvaluateOptions {
+  CommonOptions common;
+  std::string model;
+  std::string words;
+  std::string input_format = "auto";
+  std::string output = "-";
+  std::vector<std::string> gold;
 };
 
 struct ConvertOptions {
@@ -235,11 +245,8 @@ Format output_format(const ConvertOptions& options) {
       throw UsageError(fmt::format("--to {}: expected skv, glove, word2vec or word2vec-binary", options.to));
     return format;
   }
-  const std::string ext = std::filesystem::path(options.output).extension().string();
-  if (ext == ".skv") return Format::Skv;
-  if (ext == ".txt") return Format::Glove;
-  if (ext == ".vec") return Format::Word2VecText;
-  if (ext == ".bin") return Format::Word2VecBinary;
+  const Format format = neighbors::format_of_extension(options.output);
+  if (format != Format::Auto && format != Format::Npy) return format;
   throw UsageError(fmt::format("cannot tell the output format from {}: add --to skv|glove|word2vec|"
                                "word2vec-binary",
                                quote(options.output)));
@@ -264,11 +271,22 @@ int run_convert(ConvertOptions& options) {
   return kExitOk;
 }
 
+int run_evaluate(const EvaluateOptions& options) {
+  const Context context = make_context(options.common);
+  const Model model = load(options.model, options.input_format, options.words, context.timings);
+  OutputFile out(options.output);
+  for (const std::string& gold : options.gold)
+    out.write(wordsim::evaluation_line(gold, neighbors::evaluate(model, wordsim::read_gold(gold))));
+  out.commit();
+  return kExitOk;
+}
+
 }  // namespace
 
 Runner add_neighbors_command(CLI::App& app) {
   auto search = std::make_shared<NeighborsOptions>();
   auto convert = std::make_shared<ConvertOptions>();
+  auto evaluate = std::make_shared<EvaluateOptions>();
 
   CLI::App* command = app.add_subcommand(
       "neighbors",
@@ -279,8 +297,9 @@ Runner add_neighbors_command(CLI::App& app) {
       "  simkit neighbors --model vectors.vec king 'king - man + woman'\n"
       "  simkit neighbors --model vectors.skv --format tsv < queries.txt\n"
       "  simkit neighbors convert glove.840B.300d.txt -o glove.skv\n"
-      "A query's own words are never among its answers. To ask for the word 'convert', give it on\n"
-      "standard input.");
+      "  simkit neighbors evaluate --model vectors.skv EN-WS-353-ALL.txt EN-SIMLEX-999.txt\n"
+      "A query's own words are never among its answers. To ask for the word 'convert' or 'evaluate',\n"
+      "give it on standard input.");
   command->add_option("-m,--model", search->model,
                       "word vectors: GloVe or word2vec text, word2vec binary, .npy (with --words) or .skv")
       ->required();
@@ -314,8 +333,25 @@ Runner add_neighbors_command(CLI::App& app) {
   // The parent's --model is not needed for a conversion.
   sub->preparse_callback([command](std::size_t) { command->get_option("--model")->required(false); });
 
-  return [sub, search, convert]() {
+  CLI::App* eval = command->add_subcommand(
+      "evaluate",
+      "Spearman's rho of the cosine similarities of word pairs against word-similarity gold standards\n"
+      "('word1<TAB>word2<TAB>score' lines), over the pairs whose both words the model has (reported as\n"
+      "coverage); prints 'FILE<TAB>spearman<TAB>rho<TAB>covered<TAB>n<TAB>of<TAB>m' as disco evaluate does.");
+  eval->add_option("-m,--model", evaluate->model,
+                   "word vectors: GloVe or word2vec text, word2vec binary, .npy (with --words) or .skv")
+      ->required();
+  eval->add_option("gold", evaluate->gold, "gold-standard files")->required();
+  eval->add_option("--words", evaluate->words, "word list of an .npy model, one word a line");
+  eval->add_option("--input-format", evaluate->input_format, "model format (default: detected)")
+      ->capture_default_str();
+  eval->add_option("-o,--output", evaluate->output, "output file (default: standard output)");
+  add_common_options(*eval, evaluate->common);
+  eval->preparse_callback([command](std::size_t) { command->get_option("--model")->required(false); });
+
+  return [sub, eval, search, convert, evaluate]() {
     if (sub->parsed()) return run_convert(*convert);
+    if (eval->parsed()) return run_evaluate(*evaluate);
     return run_neighbors(*search);
   };
 }

@@ -48,7 +48,7 @@ int run(int argc, char** argv) {
     return verdict.error.empty() || !cluster::root() ? verdict.exit_code : fail(verdict.exit_code, verdict.error);
   };
   CLI::App app{"simkit: finds what is alike, fast: nearest word vectors and analogies, near-duplicate files (ssdeep "
-               "fuzzy hashes, edit rates), documents holding every word of a query (posting lists), distributionally similar words (DISCO), nearest-prototype classifiers (GLVQ), correlated streams (sliding-window CCA), on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
+               "fuzzy hashes, edit rates), documents holding every word of a query (posting lists), distributionally similar words (DISCO) and word vectors from their counts, nearest-prototype classifiers (GLVQ), correlated streams (sliding-window CCA), on the CPU or a GPU.\nRun 'simkit COMMAND --help' for a command's options.",
                "simkit"};
   app.set_version_flag("--version", "simkit 0.1.0");
   app.require_subcommand(1);
@@ -58,6 +58,7 @@ int run(int argc, char** argv) {
   cli::Runner dedup = cli::add_dedup_command(app);
   cli::Runner postings = cli::add_postings_command(app);
   cli::Runner disco = cli::add_disco_command(app);
+  cli::Runner embed = cli::add_embed_command(app);
   cli::Runner lvq = cli::add_lvq_command(app);
   cli::Runner cca = cli::add_cca_command(app);
   cli::Runner devices = cli::add_devices_command(app);
@@ -87,6 +88,7 @@ int run(int argc, char** argv) {
     else if (app.got_subcommand("dedup")) code = dedup();
     else if (app.got_subcommand("postings")) code = postings();
     else if (app.got_subcommand("disco")) code = disco();
+    else if (app.got_subcommand("embed")) code = embed();
     else if (app.got_subcommand("lvq")) code = lvq();
     else if (app.got_subcommand("cca")) code = cca();
     else if (app.got_subcommand("devices")) code = devices();

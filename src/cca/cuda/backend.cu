@@ -20,15 +20,8 @@
 #include "cca/cuda/steps.hpp"
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
+#include "core/cuda/solver_check.hpp"
 #include "simkit/error.hpp"
-
-#define SIMKIT_CUSOLVER_CHECK(call)                                                              \
-  do {                                                                                           \
-    const cusolverStatus_t simkit_status_ = (call);                                              \
-    if (simkit_status_ != CUSOLVER_STATUS_SUCCESS)                                               \
-      throw ::simkit::Failure(std::string("cuSOLVER error ") + std::to_string(int(simkit_status_)) + \
-                              " in " #call " at " __FILE__ ":" + std::to_string(__LINE__));      \
-  } while (0)
 
 namespace simkit::cca::detail {
 

@@ -1,4 +1,4 @@
-// Dense Lin similarity on the GPU. Two ways to every word's top k:
+// Dense Lin similarity (or PPMI's cosine) on the GPU. Two ways to every word's top k:
 // - the pairwise engine with a BlockScorer: the [M|A] rows of every word stay on the
 //   device when they fit the budget's half, and cuBLAS multiplies their halves in place
 //   (fp32, TF32 or fp16 tensor cores); otherwise the engine loads blocks of [A|M] and
@@ -16,6 +16,10 @@
 // (the benchmark's baseline); so do blocks built on the host, and resident rows when
 // A's low parts do not fit the budget. fp16 keeps the rows as halves (M exact, A
 // rounded to 11 significant bits), resident only.
+//
+// PPMI's cosine takes the same path on rows A / |A| (one half, no M): the rotation is 0,
+// split TF32 adds lo_a.hi_b^T + hi_a.lo_b^T (lo.lo^T, under 2^-22 of a term, dropped),
+// no division follows, and the self-join scores plain dot products.
 #include <cstdint>
 #include <cstdlib>
 #include <algorithm>
@@ -60,22 +64,24 @@ __device__ __forceinline__ float to_tf32(float x) {
   return __uint_as_float(u);
 }
 
-// Rows [M|A] (width 2 pitch, zeroed before) from the words' entries (column, MI); with
-// `low`, A's high TF32 part goes to the row and the rest to low (pitch a row).
+// Rows [M|A] (with `pattern`; width 2 pitch) or [A] (width pitch), zeroed before, from
+// the words' entries (column, value); with `low`, A's high TF32 part goes to the row and
+// the rest to low (pitch a row).
 __global__ void scatter_rows(const std::uint64_t* offsets, const std::uint32_t* columns, const float* values,
-                             std::size_t words, std::size_t pitch, float* rows, float* low) {
+                             std::size_t words, std::size_t pitch, bool pattern, float* rows, float* low) {
   for (std::size_t w = blockIdx.x; w < words; w += gridDim.x)
     for (std::uint64_t e = offsets[w] + threadIdx.x; e < offsets[w + 1]; e += blockDim.x) {
       const std::size_t c = columns[e];
       const float v = values[e];
-      float* row = rows + w * 2 * pitch;
-      row[c] = 1.0f;
+      float* row = rows + w * (pattern ? 2 : 1) * pitch;
+      float* a = pattern ? row + pitch : row;
+      if (pattern) row[c] = 1.0f;
       if (low != nullptr) {
         const float hi = to_tf32(v);
-        row[pitch + c] = hi;
+        a[c] = hi;
         low[w * pitch + c] = v - hi;
       } else {
-        row[pitch + c] = v;
+        a[c] = v;
       }
     }
 }
@@ -85,12 +91,13 @@ bool fp32_on_cuda_cores() {
   return env != nullptr && std::strcmp(env, "cores") == 0;
 }
 
-class LinScorer final : public gpu::BlockScorer {
+class DenseScorer final : public gpu::BlockScorer {
  public:
   static constexpr std::size_t kTileBytes = std::size_t{64} << 20;
 
-  LinScorer(const Model& model, const DenseRows& rows, Precision precision, std::size_t budget)
-      : model_(model), rows_(rows), width_(2 * rows.pitch), precision_(precision), cublas_(cuda::make_cublas()) {
+  DenseScorer(const Model& model, const DenseRows& rows, Precision precision, std::size_t budget)
+      : model_(model), rows_(rows), width_(rows.row_width(rows.pitch)), precision_(precision),
+        cublas_(cuda::make_cublas()) {
     sums_ = cuda::DeviceBuffer<float>(model.size());
     SIMKIT_CUDA_CHECK(cudaMemcpy(sums_.get(), rows.sums.data(), model.size() * sizeof(float), cudaMemcpyHostToDevice));
     const std::size_t pitch = rows.pitch;
@@ -105,9 +112,9 @@ class LinScorer final : public gpu::BlockScorer {
                              "raise --memory-budget, or use --precision tf32 --kernel cublas"));
       return;
     }
-    // Every [M|A] row resident (and A's low parts for split TF32), scattered on the
-    // device from the words' entries: a few bytes a feature cross the bus, not 2F floats
-    // a word.
+    // Every [M|A] (or [A]) row resident (and A's low parts for split TF32), scattered on
+    // the device from the words' entries: a few bytes a feature cross the bus, not 2F
+    // floats a word.
     resident_ = cuda::DeviceBuffer<float>(model.size() * width_);
     SIMKIT_CUDA_CHECK(cudaMemset(resident_.get(), 0, resident_.size() * sizeof(float)));
     if (split_) {
@@ -120,7 +127,7 @@ class LinScorer final : public gpu::BlockScorer {
     for (std::size_t w = 0; w < model.size(); ++w) {
       rows.each(model, w, [&](std::size_t c, float mi) {
         columns.push_back(static_cast<std::uint32_t>(c));
-        values.push_back(mi);
+        values.push_back(rows.scaled(w, mi));
       });
       offsets.push_back(columns.size());
     }
@@ -128,7 +135,7 @@ class LinScorer final : public gpu::BlockScorer {
     const auto d_columns = cuda::to_device(columns.data(), columns.size());
     const auto d_values = cuda::to_device(values.data(), values.size());
     scatter_rows<<<static_cast<unsigned>(std::min<std::size_t>(std::max<std::size_t>(model.size(), 1), 65535)), 128>>>(
-        d_offsets.get(), d_columns.get(), d_values.get(), model.size(), pitch, resident_.get(),
+        d_offsets.get(), d_columns.get(), d_values.get(), model.size(), pitch, !rows.cosine, resident_.get(),
         split_ ? low_.get() : nullptr);
     SIMKIT_CUDA_CHECK_LAUNCH();
     if (precision == Precision::fp16) {  // halves in place of the floats
@@ -147,13 +154,14 @@ class LinScorer final : public gpu::BlockScorer {
   TopKLists self_join(std::size_t words, std::size_t k, std::size_t budget, double* ms = nullptr) {
     TopKLists out(words, k);
     if (words == 0 || k == 0) return out;
-    const gemm::ScoreSpec lin{gemm::Score::Lin, sums_.get(), sums_.get(), width_ / 2};
+    const gemm::ScoreSpec spec = rows_.cosine ? gemm::ScoreSpec{gemm::Score::Dot, sums_.get(), sums_.get(), 0}
+                                              : gemm::ScoreSpec{gemm::Score::Lin, sums_.get(), sums_.get(), width_ / 2};
     cuda::DeviceBuffer<float> scores(words * k);
     cuda::DeviceBuffer<std::uint32_t> indices(words * k);
     const bool half = precision_ == Precision::fp16;
     cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
     start.record(nullptr);
-    gemm::self_top_k(lin, half ? gemm::Operands::fp16 : gemm::Operands::tf32, words, width_,
+    gemm::self_top_k(spec, half ? gemm::Operands::fp16 : gemm::Operands::tf32, words, width_,
                      half ? static_cast<const void*>(half_.get()) : resident_.get(), static_cast<int>(k),
                      scores.get(), indices.get(), budget);
     stop.record(nullptr);
@@ -184,16 +192,16 @@ class LinScorer final : public gpu::BlockScorer {
     const cudaDataType type = half ? CUDA_R_16F : CUDA_R_32F;
     const cublasComputeType_t compute =
         precision_ == Precision::tf32 || split_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    const std::size_t w = width_, p = w / 2;
+    const std::size_t w = width_, p = rows_.pitch;
     if (b_resident()) {
       // Rows [M|A] of both blocks in place, A's read rotated by half a row: one rotated
-      // product gives A_a.M_b^T + M_a.A_b^T.
+      // product gives A_a.M_b^T + M_a.A_b^T. Cosine: rows [A], no rotation, A_a.A_b^T.
       const auto* rows = half ? static_cast<const char*>(static_cast<const void*>(half_.get()))
                               : static_cast<const char*>(static_cast<const void*>(resident_.get()));
       const std::size_t row_bytes = w * (half ? 2 : 4);
       cuda::rotated_product(cublas_.get(), type, compute, rows + a.begin * row_bytes, a.size(),
-                            rows + b.begin * row_bytes, b.size(), w, p, tile, ld, stream);
-      if (split_) {  // the low parts of A, with the same M halves: lo_a.M_b^T + M_a.lo_b^T
+                            rows + b.begin * row_bytes, b.size(), w, rows_.cosine ? 0 : p, tile, ld, stream);
+      if (split_) {  // the low parts of A, with the rows' first halves: lo_a.M_b^T + M_a.lo_b^T (cosine: M is hi)
         const float one = 1.0f;
         const auto add = [&](const float* b_rows, std::size_t lead_b, const float* a_rows, std::size_t lead_a) {
           SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
@@ -205,17 +213,19 @@ class LinScorer final : public gpu::BlockScorer {
         add(low_.get() + b.begin * p, p, resident_.get() + a.begin * w, w);
       }
     } else {
-      // Blocks built on the host: [A|M] rows of a against [M|A] rows of b, one product.
+      // Blocks built on the host: [A|M] rows of a against [M|A] rows of b (cosine: [A]
+      // against [A]), one product.
       cuda::rotated_product(cublas_.get(), type, compute, a_slot, a.size(), b_slot, b.size(), w, 0, tile, ld, stream);
     }
-    divide_by_sums(tile, ld, a.size(), b.size(), sums_.get() + a.begin, sums_.get() + b.begin, stream);
+    if (!rows_.cosine)  // unit rows need no division
+      divide_by_sums(tile, ld, a.size(), b.size(), sums_.get() + a.begin, sums_.get() + b.begin, stream);
   }
 
  private:
   // Built on the host and copied before returning (the host buffer is reused at once).
   void load(RowRange rows, bool left, void* slot, gpu::Stream stream) {
     host_.resize(rows.size() * width_);
-    rows_.write(model_, rows.begin, rows.size(), left, host_.data(), width_ / 2);
+    rows_.write(model_, rows.begin, rows.size(), left, host_.data(), rows_.pitch);
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(slot, host_.data(), host_.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
     SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
@@ -271,7 +281,7 @@ struct Choice {
   std::optional<TopKLists> lists;  // the whole job's answer, when the probe was the job
   double ms = 0;                   // then the time of its faster run (host clock)
 };
-Choice choose_scorer(LinScorer& scorer, const PairwiseJob& job, const AllPairsOptions& options,
+Choice choose_scorer(DenseScorer& scorer, const PairwiseJob& job, const AllPairsOptions& options,
                      std::size_t budget) {
   PairwiseJob probe = job;
   probe.rows_a = probe.rows_b = std::min<std::size_t>(job.rows_a, 8192);
@@ -317,14 +327,14 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
       throw UsageError(cat("--kernel simkit keeps 1 to ", gemm::kMaxSelfTop, " similar words a word (k = ", job.k,
                            "); use --kernel cublas"));
   }
-  LinScorer scorer(model, rows, options.precision, budget);
+  DenseScorer scorer(model, rows, options.precision, budget);
   // The fused self-join takes resident rows, tf32 or fp16, and k <= 16, on Hopper.
   const bool fusable = scorer.resident() && options.precision != Precision::fp32 && options.kernel !=
                        ProductKernel::cublas && job.k >= 1 && job.k <= static_cast<std::size_t>(gemm::kMaxSelfTop) &&
                        !gemm::tensor_tiles().empty();
   if (forced && !fusable)
     throw UsageError(cat("--kernel simkit needs every word's rows on the GPU (",
-                         format_byte_size(model.size() * 2 * rows.pitch * sizeof(float)),
+                         format_byte_size(model.size() * rows.row_width(rows.pitch) * sizeof(float)),
                          ", half the memory budget at most); raise --memory-budget or use --kernel cublas"));
   Choice choice;
   choice.fused = forced;

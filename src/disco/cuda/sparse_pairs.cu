@@ -12,6 +12,9 @@
 // terms in the order of i's features, so runs repeat exactly. Features only one word has
 // add nothing to any pair and are left out. A last pass divides by s_i + s_j (the
 // model's float64 MI sums, as the CPU).
+//
+// PPMI's cosine: the same lists hold each word's values over its norm, the lanes add
+// their products a_if a_jf, and no division follows.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -50,6 +53,8 @@ struct DeviceLists {
   const float* list_mi;
 };
 
+// kProduct: cosine's terms a_if a_jf, else Lin's a_if + a_jf.
+template <bool kProduct>
 __global__ void add_shared_features(DeviceLists d, std::size_t a0, std::size_t rows, std::uint32_t b0,
                                     std::uint32_t b1, float* tile, std::size_t ld) {
   const std::size_t r = static_cast<std::size_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
@@ -62,15 +67,16 @@ __global__ void add_shared_features(DeviceLists d, std::size_t a0, std::size_t r
     const float mine = d.word_mi[e];
     const std::uint32_t lo = lower_bound(d.list_words, d.list_offsets[list], d.list_offsets[list + 1], b0);
     const std::uint32_t hi = lower_bound(d.list_words, lo, d.list_offsets[list + 1], b1);
-    for (std::uint32_t q = lo + lane; q < hi; q += 32) row[d.list_words[q] - b0] += mine + d.list_mi[q];
+    for (std::uint32_t q = lo + lane; q < hi; q += 32)
+      row[d.list_words[q] - b0] += kProduct ? mine * d.list_mi[q] : mine + d.list_mi[q];
     __syncwarp();  // the next feature's adds to the same scores come after these
   }
 }
 
 
-class SparseLinScorer final : public gpu::BlockScorer {
+class SparseScorer final : public gpu::BlockScorer {
  public:
-  SparseLinScorer(const Model& model, std::size_t budget) {
+  SparseScorer(const Model& model, std::size_t budget) : cosine_(model.measure == Measure::ppmi) {
     // Posting lists of the features two or more words have, numbered by feature id.
     std::uint32_t max_feature = 0;
     for (const std::uint32_t f : model.features) max_feature = std::max(max_feature, f);
@@ -102,10 +108,11 @@ class SparseLinScorer final : public gpu::BlockScorer {
       for (std::uint64_t i = model.offsets[w]; i < model.offsets[w + 1]; ++i) {
         const std::uint32_t list = list_of[model.features[i]];
         if (list == kNoList) continue;
+        const float value = cosine_ ? static_cast<float>(model.mi[i] / model.norms[w]) : model.mi[i];
         word_features.push_back(list);
-        word_mi.push_back(model.mi[i]);
+        word_mi.push_back(value);
         list_words[fill[list]] = static_cast<std::uint32_t>(w);
-        list_mi[fill[list]++] = model.mi[i];
+        list_mi[fill[list]++] = value;
       }
       word_offsets.push_back(word_features.size());
     }
@@ -137,14 +144,18 @@ class SparseLinScorer final : public gpu::BlockScorer {
     const DeviceLists d{word_offsets_.get(), word_features_.get(), word_mi_.get(),
                         list_offsets_.get(), list_words_.get(),    list_mi_.get()};
     const auto blocks = static_cast<unsigned>((a.size() + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    add_shared_features<<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(
-        d, a.begin, a.size(), static_cast<std::uint32_t>(b.begin), static_cast<std::uint32_t>(b.end), tile, ld);
+    const auto b0 = static_cast<std::uint32_t>(b.begin), b1 = static_cast<std::uint32_t>(b.end);
+    if (cosine_)
+      add_shared_features<true><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(d, a.begin, a.size(), b0, b1, tile, ld);
+    else
+      add_shared_features<false><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(d, a.begin, a.size(), b0, b1, tile, ld);
     SIMKIT_CUDA_CHECK_LAUNCH();
-    divide_by_sums(tile, ld, a.size(), b.size(), sums_.get() + a.begin, sums_.get() + b.begin, stream);
+    if (!cosine_) divide_by_sums(tile, ld, a.size(), b.size(), sums_.get() + a.begin, sums_.get() + b.begin, stream);
   }
 
  private:
   static constexpr std::uint32_t kNoList = 0xffffffffu;
+  bool cosine_ = false;  // PPMI: unit rows, products
   cuda::DeviceBuffer<std::uint64_t> word_offsets_;
   cuda::DeviceBuffer<std::uint32_t> word_features_, list_offsets_, list_words_;
   cuda::DeviceBuffer<float> word_mi_, list_mi_, sums_;
@@ -156,7 +167,7 @@ TopKLists all_pairs_sparse_gpu(const Model& model, const PairwiseJob& job, const
                                double* device_ms) {
   const cuda::DeviceGuard guard(options.device);
   const std::size_t budget = job_budget(options);
-  SparseLinScorer scorer(model, budget);
+  SparseScorer scorer(model, budget);
   return run_engine(job, scorer, options, budget, device_ms);
 }
 

@@ -1,19 +1,18 @@
-// Spearman's rho between a model's Lin similarities and a gold standard's human ratings.
+// Gold standards read line by line, and Spearman's rho of any similarity against them.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <numeric>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "text/lines.hpp"
 #include "text/utf8.hpp"
-#include "simkit/disco.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
+#include "simkit/wordsim.hpp"
 
-namespace simkit::disco {
+namespace simkit::wordsim {
 
 namespace {
 
@@ -74,23 +73,25 @@ std::vector<GoldPair> read_gold(const std::string& path) {
   return pairs;
 }
 
-Evaluation evaluate(const Model& model, const std::vector<GoldPair>& gold) {
+Evaluation evaluate(const std::vector<GoldPair>& gold,
+                    const std::function<std::optional<std::size_t>(std::string_view)>& row_of,
+                    const std::function<double(std::size_t, std::size_t)>& similarity) {
   Evaluation e;
   e.pairs = gold.size();
-  // Rows by word, once (Model::find scans the vocabulary).
-  std::unordered_map<std::string_view, std::size_t> row;
-  row.reserve(model.size());
-  for (std::size_t w = 0; w < model.size(); ++w) row.emplace(model.words[w], w);
   std::vector<double> human, ours;
   for (const GoldPair& p : gold) {
-    const auto a = row.find(model_form(model, p.a)), b = row.find(model_form(model, p.b));
-    if (a == row.end() || b == row.end()) continue;
+    const auto a = row_of(p.a), b = row_of(p.b);
+    if (!a || !b) continue;
     human.push_back(p.score);
-    ours.push_back(similarity(model, a->second, b->second));
+    ours.push_back(similarity(*a, *b));
   }
   e.covered = human.size();
   e.rho = spearman(human, ours);
   return e;
 }
 
-}  // namespace simkit::disco
+std::string evaluation_line(const std::string& gold_file, const Evaluation& e) {
+  return fmt::format("{}\tspearman\t{:.4f}\tcovered\t{}\tof\t{}\n", gold_file, e.rho, e.covered, e.pairs);
+}
+
+}  // namespace simkit::wordsim

@@ -1,0 +1,100 @@
+// Corpus -> PPMI (disco::build, measure ppmi) -> truncated SVD -> word vectors.
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "simkit/embed.hpp"
+#include "simkit/error.hpp"
+
+namespace simkit::embed {
+
+namespace {
+
+// What can be refused before the corpus is read.
+void check(const Options& options) {
+  if (!(options.eig >= 0 && options.eig <= 1)) throw UsageError("--eig must be in [0, 1]");
+  if (options.svd.rank == 0) throw UsageError("--dim must be at least 1");
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+Options default_options() {
+  Options o;
+  o.counting.measure = disco::Measure::ppmi;
+  o.counting.window = 6;  // five context words on each side
+  o.counting.ppmi.alpha = 0.75;
+  o.counting.ppmi.shift = 1;
+  o.counting.ppmi.weighted = true;
+  o.counting.stopwords = "none";
+  o.counting.min_count = 1;
+  o.svd.rank = 300;
+  o.svd.oversampling = 10;
+  o.svd.power_iterations = 2;
+  o.eig = 0.5;
+  o.add_contexts = true;
+  return o;
+}
+
+Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out) {
+  if (ppmi.measure != disco::Measure::ppmi)
+    throw UsageError("word vectors come from a PPMI model (disco build --measure ppmi)");
+  check(options);
+  const CsrView a{ppmi.size(), ppmi.feature_words, ppmi.offsets.data(), ppmi.features.data(), ppmi.mi.data()};
+  Svd svd = truncated_svd(a, options.svd);
+  Vectors out;
+  out.words = ppmi.words;
+  out.dim = svd.rank;
+  out.singular_values = svd.s;
+  out.values.assign(ppmi.size() * svd.rank, 0.0f);
+  // U S^p (+ V S^p of the same words: a word's id is its context id, words being the most
+  // frequent first).
+  for (std::size_t i = 0; i < svd.rank; ++i) {
+    const float scale = options.eig == 0 ? 1.0f : static_cast<float>(std::pow(static_cast<double>(svd.s[i]), options.eig));
+    for (std::size_t w = 0; w < ppmi.size(); ++w) {
+      float x = svd.u[w * svd.rank + i];
+      if (options.add_contexts) x += svd.v[w * svd.rank + i];
+      out.values[w * svd.rank + i] = x * scale;
+    }
+  }
+  if (svd_out != nullptr) *svd_out = std::move(svd);
+  return out;
+}
+
+Vectors train(const std::vector<std::string>& files, const Options& options, Progress* progress, Timings* timings) {
+  check(options);
+  disco::BuildOptions counting = options.counting;
+  counting.measure = disco::Measure::ppmi;
+  const auto start = std::chrono::steady_clock::now();
+  const disco::Model model = disco::build(files, counting, progress);
+  const double count_s = seconds_since(start);
+  if (model.size() == 0)
+    throw InputError(Location{files.empty() ? "" : files[0]}, "the corpus has no word that could be paired");
+  const std::size_t need = options.svd.rank + options.svd.oversampling;
+  if (model.size() < need)
+    throw InputError(Location{files.empty() ? "" : files[0]},
+                     fmt::format("the corpus gives {} words, too few for --dim {} (a rank-{} SVD with {} oversampling "
+                                 "needs {} words): use a larger corpus or a smaller --dim",
+                                 model.size(), options.svd.rank, options.svd.rank, options.svd.oversampling, need));
+  const auto svd_start = std::chrono::steady_clock::now();
+  Svd svd;
+  Vectors out = vectors(model, options, &svd);
+  if (timings != nullptr) {
+    timings->count_s = count_s;
+    timings->svd_s = seconds_since(svd_start);
+    timings->svd_device_ms = svd.device_ms;
+    timings->words = model.size();
+    timings->nonzeros = model.features.size();
+  }
+  return out;
+}
+
+neighbors::Model as_model(const Vectors& vectors) {
+  return neighbors::make_model(vectors.words, vectors.values, vectors.dim, "embed");
+}
+
+}  // namespace simkit::embed
