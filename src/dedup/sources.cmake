@@ -4,6 +4,7 @@ list(APPEND SIMKIT_CPU_SOURCES
   dedup/files.cpp
   dedup/match.cpp
   dedup/hash_list.cpp
+  dedup/inputs.cpp
   dedup/edit_rate.cpp
 )
 list(APPEND SIMKIT_CUDA_SOURCES
