@@ -31,6 +31,8 @@ if(SIMKIT_WITH_CUDA)
   set(SIMKIT_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcublas -lcusolver -lcudart_static -ldl -lrt ${SIMKIT_PC_PRIVATE}")
   set(SIMKIT_PC_CFLAGS "-DSIMKIT_HAVE_CUDA=1")
 endif()
+# The prefix relative to the file, so that `--prefix` at install time holds.
+file(RELATIVE_PATH SIMKIT_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/simkit.pc.in ${PROJECT_BINARY_DIR}/simkit.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/simkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
