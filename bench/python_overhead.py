@@ -9,8 +9,11 @@ for) over the same unit vectors. Answers are compared before anything is timed.
   ... --device cuda --rows 2196016    (on a GPU machine)
 
 Rounds alternate Python and C++ (and the peers) so that a busy machine slows both alike;
-each figure is the median over all rounds' repetitions. Prints a table; --json writes the
-figures.
+each figure is the median over all rounds' repetitions, and the ratio Python / C++ is also
+taken round by round (the median of the rounds' ratios). Beside that, inside one process:
+each Python call's time minus the time simkit spent searching in it
+(WordVectors.last_search_ms), the overhead of the call itself, which a loaded machine
+hardly moves. Prints a table; --json writes the figures.
 """
 import argparse
 import json
@@ -33,14 +36,18 @@ def unit_rows(rng, rows, dim):
     return x
 
 
-def timed(fn, reps):
+def timed(fn, reps, inside=None):
+    """Milliseconds of each call after a warm-up; with `inside`, also each call's time
+    minus inside() (what simkit says it spent)."""
     fn()  # warm-up
-    out = []
+    out, rest = [], []
     for _ in range(reps):
         start = time.perf_counter()
         fn()
         out.append((time.perf_counter() - start) * 1e3)
-    return out
+        if inside is not None:
+            rest.append(out[-1] - inside())
+    return out, rest
 
 
 def main():
@@ -76,7 +83,7 @@ def main():
 
     # Answers first: simkit's batch against NumPy (and FAISS / PyTorch below).
     scores, indices = m.search(queries, k=a.k, device=a.device)
-    check = queries[:16].astype(np.float64) @ vectors.T.astype(np.float64)
+    check = queries[:16] @ vectors.T  # float32 products: near-ties may swap, hence the 0.99
     want = np.argsort(-check, axis=1, kind="stable")[:, :a.k]
     agree = float((indices[:16] == want).mean())
     assert agree > 0.99, f"simkit and NumPy agree on only {agree:.3f} of the slots"
@@ -113,18 +120,24 @@ def main():
     cpp = [a.cpp, "--model", str(skv), "--queries", str(qfile), "--word", word, "-k", str(a.k), "--device", a.device,
            "--single-reps", str(a.single_reps), "--batch-reps", str(a.batch_reps)]
     times = {"python": ([], []), "cpp": ([], []), **{name: ([], []) for name in peers}}
+    ratios, overhead = ([], []), ([], [])
+    inside = lambda: m.last_search_ms  # noqa: E731
     for _ in range(a.rounds):
-        times["python"][0].extend(timed(lambda: m.neighbors(word, k=a.k, device=a.device), a.single_reps))
-        times["python"][1].extend(timed(lambda: m.search(queries, k=a.k, device=a.device), a.batch_reps))
+        single, rest_single = timed(lambda: m.neighbors(word, k=a.k, device=a.device), a.single_reps, inside)
+        batch, rest_batch = timed(lambda: m.search(queries, k=a.k, device=a.device), a.batch_reps, inside)
         done = subprocess.run(cpp, capture_output=True, text=True, env=env)
         if done.returncode != 0:
             sys.exit(f"{' '.join(cpp)}: {done.stderr}")
         result = json.loads(done.stdout)
-        times["cpp"][0].append(result["single_ms"])
-        times["cpp"][1].append(result["batch_ms"])
-        for name, (single, batch, _) in peers.items():
-            times[name][0].extend(timed(single, a.single_reps))
-            times[name][1].extend(timed(batch, a.batch_reps))
+        for i, (mine, theirs) in enumerate(((single, result["single_ms"]), (batch, result["batch_ms"]))):
+            times["python"][i].extend(mine)
+            times["cpp"][i].append(theirs)
+            ratios[i].append(statistics.median(mine) / theirs)
+        overhead[0].extend(rest_single)
+        overhead[1].extend(rest_batch)
+        for name, (single_fn, batch_fn, _) in peers.items():
+            times[name][0].extend(timed(single_fn, a.single_reps)[0])
+            times[name][1].extend(timed(batch_fn, a.batch_reps)[0])
 
     med = {name: (statistics.median(s), statistics.median(b)) for name, (s, b) in times.items()}
     rows = [("simkit, Python (WordVectors)", *med["python"]), ("simkit, C++ (Searcher)", *med["cpp"])]
@@ -132,11 +145,20 @@ def main():
     print(f"{'':52} {'one word (ms)':>14} {'batch (ms)':>11} {'queries/s':>10}")
     for name, single, batch in rows:
         print(f"{name:52} {single:14.3f} {batch:11.2f} {a.batch / batch * 1e3:10.0f}")
-    print(f"Python / C++: one word {med['python'][0] / med['cpp'][0]:.3f}, batch {med['python'][1] / med['cpp'][1]:.3f}")
+    paired = [statistics.median(r) for r in ratios]
+    calls = [statistics.median(o) for o in overhead]
+    print(f"Python / C++ (medians): one word {med['python'][0] / med['cpp'][0]:.3f}, "
+          f"batch {med['python'][1] / med['cpp'][1]:.3f}")
+    print(f"Python / C++ (round by round, median of {a.rounds}): one word {paired[0]:.3f}, batch {paired[1]:.3f}; "
+          f"rounds: {' '.join(f'{r:.3f}' for r in ratios[0])} | {' '.join(f'{r:.3f}' for r in ratios[1])}")
+    print(f"the call around simkit's search (wall - last_search_ms): one word {calls[0]:.3f} ms, "
+          f"batch {calls[1]:.3f} ms")
     if a.json:
         out = {"device": device, "rows": a.rows, "dim": a.dim, "batch": a.batch, "k": a.k,
                "threads": simkit.get_num_threads(), "version": simkit.__version__,
                "median_ms": {name: {"single": s, "batch": b} for name, (s, b) in med.items()},
+               "ratio_by_round": {"single": ratios[0], "batch": ratios[1]},
+               "call_overhead_ms": {"single": calls[0], "batch": calls[1]},
                "peers": {name: peers[name][2] for name in peers}}
         pathlib.Path(a.json).write_text(json.dumps(out, indent=2) + "\n")
     if not a.workdir:

@@ -3,14 +3,27 @@
 # and stages every test and benchmark program, plus the non-CUDA shared libraries they
 # need, into .gpu/ (git-ignored; carry it to the device, where scripts/gpu-run.sh runs).
 # The CUDA runtime is linked statically; libcuda, cuBLAS and cuSOLVER come from the GPU machine.
+# The Python package is built for STAGE_PYTHON (default: a python3.12 with its headers, as
+# the GPU machine runs 3.12; none found: no Python part) and staged as python/simkit.
 #   scripts/gpu-stage.sh                 everything
 #   scripts/gpu-stage.sh TARGET...       only these programs (and simkit), e.g. simkit_cca_tests simkit_bench_cca
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=${CUDA_ARCHS:-90}
+python=${STAGE_PYTHON:-}
+if [ -z "$python" ]; then
+  for candidate in $(command -v python3.12) /root/.pyenv/versions/3.12*/bin/python3.12; do
+    if [ -x "$candidate" ] && [ -f "$("$candidate" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then
+      python=$candidate
+      break
+    fi
+  done
+fi
+python_args=(-DSIMKIT_PYTHON=OFF)
+[ -n "$python" ] && python_args=(-DSIMKIT_PYTHON=ON -DPython_EXECUTABLE="$python")
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
-rm -rf .gpu/bin .gpu/lib .gpu/stage.tar.xz
+  -DCMAKE_CUDA_ARCHITECTURES="$archs" "${python_args[@]}" >/dev/null
+rm -rf .gpu/bin .gpu/lib .gpu/python .gpu/stage.tar.xz
 mkdir -p .gpu/bin .gpu/lib
 if [ $# -gt 0 ]; then
   cmake --build build-gpu --target simkit "$@"
@@ -19,20 +32,25 @@ if [ $# -gt 0 ]; then
 else
   cmake --build build-gpu
   cp build-gpu/simkit build-gpu/tests/simkit_*_tests build-gpu/bench/simkit_bench_* .gpu/bin/
+  if [ -n "$python" ]; then
+    mkdir -p .gpu/python
+    cp -r build-gpu/python/simkit .gpu/python/
+    "$python" -c 'import sys; print(sys.version.split()[0])' > .gpu/python/simkit/built-for.txt
+  fi
 fi
 # The ssdeep program is a test peer the GPU machine lacks (its library comes along below).
 cp "$(command -v ssdeep)" .gpu/bin/
 strip --strip-unneeded .gpu/bin/*
 # Libraries the machine lacks: everything but the C/C++ runtime and CUDA's own.
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart|libcusolver|libcusparse|libnvJitLink)'
-for bin in .gpu/bin/*; do
-  ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
+for bin in .gpu/bin/* .gpu/python/simkit/_simkit*.so; do
+  [ -e "$bin" ] && ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   if ! [[ "$name" =~ $skip ]]; then cp -L "$path" ".gpu/lib/$name"; fi
 done
-strip --strip-unneeded .gpu/lib/* 2>/dev/null || true
+strip --strip-unneeded .gpu/lib/* .gpu/python/simkit/_simkit*.so 2>/dev/null || true
 # Compressed, the stage is well under the 64 MiB a device call may carry.
-tar -C .gpu -cJf .gpu/stage.tar.xz bin lib
+tar -C .gpu -cJf .gpu/stage.tar.xz bin lib $(test -d .gpu/python && echo python)
 # The Boost headers for the dedup benchmark (setup.sh --bench installs them), once.
 if [ -d /usr/include/boost ] && [ ! -f .gpu/boost.tar.xz ]; then
   tar -C /usr/include -cf - boost | xz -T0 -6 > .gpu/boost.tar.xz
@@ -64,6 +82,6 @@ fi
 if [ -d /usr/share/datasets/fashion-mnist ] && [ ! -d .gpu/fashion-mnist ]; then
   cp -r /usr/share/datasets/fashion-mnist .gpu/fashion-mnist
 fi
-rm -rf .gpu/bin .gpu/lib
+rm -rf .gpu/bin .gpu/lib .gpu/python
 du -sh .gpu/fashion-mnist 2>/dev/null || true
 du -sh .gpu/*.tar.xz

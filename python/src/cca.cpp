@@ -59,7 +59,7 @@ class SlidingCCA {
 
   py::object correlations() const {
     if (last_.empty()) return py::none();
-    return new_array<double>({static_cast<py::ssize_t>(last_.size())}, last_.data());
+    return py::array_t<double>(static_cast<py::ssize_t>(last_.size()), last_.data());
   }
 
   std::uint64_t tuples() const { return tracker_->stats().tuples; }

@@ -93,8 +93,8 @@ int device_index(const std::string& name) {
 
 py::tuple topk_arrays(const TopKLists& lists) {
   const auto rows = static_cast<py::ssize_t>(lists.rows), k = static_cast<py::ssize_t>(lists.k);
-  py::array_t<float> scores = new_array<float>({rows, k});
-  py::array_t<std::int64_t> indices = new_array<std::int64_t>({rows, k});
+  py::array_t<float> scores({rows, k});
+  py::array_t<std::int64_t> indices({rows, k});
   float* s = scores.mutable_data();
   std::int64_t* i = indices.mutable_data();
   for (std::size_t n = 0; n < lists.rows * lists.k; ++n) {

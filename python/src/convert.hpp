@@ -58,32 +58,18 @@ Device device_of(const std::string& name);
 // The CUDA ordinal for the library's `device` fields: -1 for the CPU.
 int device_index(const std::string& name);
 
-// A C-ordered NumPy array: new (data null), a copy of `data` (no owner), or a view of
-// `data` that `owner` keeps alive. Strides are given explicitly: pybind11 2.10 would take
-// the element size from NumPy 1's descriptor layout, which NumPy 2 changed.
-template <typename T>
-py::array_t<T> new_array(std::vector<py::ssize_t> shape, const T* data = nullptr, py::handle owner = {}) {
-  std::vector<py::ssize_t> strides(shape.size());
-  auto step = static_cast<py::ssize_t>(sizeof(T));
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    strides[d] = step;
-    step *= shape[d];
-  }
-  return py::array_t<T>(std::move(shape), std::move(strides), data, owner);
-}
-
 // A NumPy array that takes over `values` (no copy), shaped `shape`.
 template <typename T>
 py::array_t<T> owned_array(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
   auto* heap = new std::vector<T>(std::move(values));
   py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return new_array<T>(std::move(shape), heap->data(), owner);
+  return py::array_t<T>(std::move(shape), heap->data(), owner);
 }
 
 // A read-only NumPy view of memory that `owner` keeps alive.
 template <typename T>
 py::array_t<T> read_only_view(const T* data, std::vector<py::ssize_t> shape, py::handle owner) {
-  py::array_t<T> view = new_array<T>(std::move(shape), data, owner);
+  py::array_t<T> view(std::move(shape), data, owner);
   py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return view;
 }

@@ -35,15 +35,23 @@ class WordVectors {
     const Precision precision = neighbors::parse_precision(precision_name);
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
+    neighbors::Searcher* searcher = nullptr;
     for (Entry& e : searchers_)
       if (e.cuda == device.cuda && e.index == device.index && (!device.cuda || e.precision == precision))
-        return fn(*e.searcher);
-    neighbors::SearchOptions options;
-    options.device = device;
-    options.precision = precision;
-    searchers_.push_back({device.cuda, device.index, precision, std::make_unique<neighbors::Searcher>(model_, options)});
-    return fn(*searchers_.back().searcher);
+        searcher = e.searcher.get();
+    if (searcher == nullptr) {
+      neighbors::SearchOptions options;
+      options.device = device;
+      options.precision = precision;
+      searchers_.push_back({device.cuda, device.index, precision, std::make_unique<neighbors::Searcher>(model_, options)});
+      searcher = searchers_.back().searcher.get();
+    }
+    auto result = fn(*searcher);
+    last_search_ms_ = searcher->last_search_ms();
+    return result;
   }
+
+  double last_search_ms() const { return last_search_ms_; }
 
   py::list words() {
     if (!words_) {
@@ -71,6 +79,7 @@ class WordVectors {
   std::mutex mutex_;
   std::vector<Entry> searchers_;
   std::optional<py::list> words_;
+  double last_search_ms_ = 0;
 };
 
 py::list matches_list(const Model& model, const std::vector<Match>& matches) {
@@ -120,8 +129,8 @@ py::tuple search(WordVectors& self, py::handle queries, std::size_t k, const std
       return s.search_vectors({q.data(), rows * model.dim}, rows, k);
     });
   const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k)};
-  py::array_t<float> scores = new_array<float>(shape);
-  py::array_t<std::int64_t> indices = new_array<std::int64_t>(shape);
+  py::array_t<float> scores(shape);
+  py::array_t<std::int64_t> indices(shape);
   auto s = scores.mutable_unchecked<2>();
   auto i = indices.mutable_unchecked<2>();
   for (std::size_t r = 0; r < rows; ++r)
@@ -179,6 +188,9 @@ file and position for a malformed one.)doc")
           },
           "The vectors, a read-only float32 view [rows, dim] (memory-mapped for .skv).")
       .def_property_readonly("dim", [](const WordVectors& self) { return self.model().dim; })
+      .def_property_readonly("last_search_ms", &WordVectors::last_search_ms,
+                             "Milliseconds the last neighbors or search call spent searching inside simkit (on a GPU: "
+                             "device time from CUDA events); the rest of its time was the call's own.")
       .def_property_readonly("format", [](const WordVectors& self) { return std::string(neighbors::format_name(self.model().format)); })
       .def("__len__", [](const WordVectors& self) { return self.model().rows; })
       .def("__contains__", [](const WordVectors& self, const std::string& word) { return self.model().find(word).has_value(); })

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <ostream>
+#include <string>
 
 #include "simkit/dense_topk.hpp"
 #include "simkit/error.hpp"
@@ -58,6 +60,10 @@ void expect_same(const TopKLists& got, const TopKLists& want, float tolerance) {
 struct Shape {
   std::size_t m, n, dim, k;
 };
+std::string name_of(const Shape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.dim) + "_k" + std::to_string(s.k);
+}
+void PrintTo(const Shape& s, std::ostream* out) { *out << name_of(s); }
 
 class DenseTopK : public ::testing::TestWithParam<Shape> {};
 
@@ -109,11 +115,7 @@ TEST_P(DenseTopK, GpuGivesTheCpusLists) {
 INSTANTIATE_TEST_SUITE_P(Shapes, DenseTopK,
                          ::testing::Values(Shape{1, 1, 1, 1}, Shape{1, 5000, 7, 10}, Shape{37, 2111, 5, 7},
                                            Shape{300, 40, 16, 50}, Shape{700, 900, 3, 64}),
-                         [](const auto& param) {
-                           const Shape& s = param.param;
-                           return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.dim) + "_k" +
-                                  std::to_string(s.k);
-                         });
+                         [](const auto& param) { return name_of(param.param); });
 
 TEST(DenseTopK, ZeroRowsScoreZeroInCosine) {
   const std::vector<float> a{0, 0, 1, 0}, b{0, 0, 0, 1, 2, 0};
