@@ -38,7 +38,7 @@ install(FILES ${PROJECT_BINARY_DIR}/simkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR
 
 # The installed tree as a user sees it: examples/cpp built against it (find_package and
 # pkg-config), the Python package imported from it (tests/install/install_test.cmake).
-if(SIMKIT_TESTS AND NOT SIMKIT_SANITIZE AND NOT SIMKIT_FUZZ)
+if(SIMKIT_TESTS)
   add_test(NAME install_and_example COMMAND ${CMAKE_COMMAND} -DBUILD=${PROJECT_BINARY_DIR}
     -DSOURCE=${PROJECT_SOURCE_DIR} -DWORK=${PROJECT_BINARY_DIR}/install-test
     "-DPYTHON=$<$<BOOL:${SIMKIT_WITH_PYTHON}>:${SIMKIT_PYTHON_EXECUTABLE}>"
