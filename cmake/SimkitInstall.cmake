@@ -11,6 +11,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/simkit DESTINATION ${CMAKE_INSTA
 target_compile_features(simkit_shared PUBLIC cxx_std_20)
 target_compile_features(simkit PUBLIC cxx_std_20)
 set_target_properties(simkit PROPERTIES EXPORT_NAME simkit_static)
+if(SIMKIT_WITH_CUDA)
+  # Within this build CMake adds the CUDA runtime where CUDA objects are linked; a
+  # project linking the installed libsimkit.a (no CUDA language of its own) gets it here.
+  target_link_libraries(simkit INTERFACE $<INSTALL_INTERFACE:CUDA::cudart_static>)
+endif()
 install(TARGETS simkit_shared EXPORT simkit-targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS simkit EXPORT simkit-static-targets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -24,7 +29,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/simkitConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/simkitConfig.cmake ${PROJECT_BINARY_DIR}/simkitConfigVersion.cmake
   DESTINATION ${SIMKIT_CMAKE_DIR})
 
-# pkg-config: `pkg-config --cflags --libs simkit` (shared), `--static` for libsimkit.a.
+# pkg-config: `pkg-config --cflags --libs simkit` (libsimkit.so); Libs.private names what
+# libsimkit.a needs beside it.
 set(SIMKIT_PC_PRIVATE "-ltbb -lfmt -lxxhash -lopenblas -licuuc -licudata -lroaring -lz -lbz2 -lzstd -lexpat -lpthread")
 set(SIMKIT_PC_CFLAGS "")
 if(SIMKIT_WITH_CUDA)

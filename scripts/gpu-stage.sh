@@ -14,7 +14,7 @@ python=${STAGE_PYTHON:-}
 if [ -z "$python" ]; then
   for candidate in $(command -v python3.12) /root/.pyenv/versions/3.12*/bin/python3.12; do
     if [ -x "$candidate" ] && [ -f "$("$candidate" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then
-      python=$candidate
+      python=$("$candidate" -c 'import sys; print(sys.executable)')  # past pyenv's shim
       break
     fi
   done

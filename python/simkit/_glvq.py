@@ -5,9 +5,10 @@ the same code as `simkit lvq train` and `predict`); this module keeps scikit-lea
 conventions without importing scikit-learn: parameters set in __init__ and read by
 get_params, fitted attributes ending in an underscore, fit/predict/score, so that
 sklearn.base.clone, pipelines, grid searches and cross_val_score work on it.
-"""
-import numpy as np
 
+NumPy is imported when a GLVQ is used, not with the package: `import simkit` (and its
+calls that take no arrays) works without it.
+"""
 from . import _simkit
 
 _PARAMS = ("prototypes_per_class", "epochs", "batch_size", "learning_rate", "schedule", "xi", "init",
@@ -76,6 +77,8 @@ class GLVQ:
     # ---- learning and prediction
     def fit(self, X, y):
         """Trains the prototypes on X ([samples, features]) and y (labels of any kind)."""
+        import numpy as np
+
         X = _samples(X)
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != len(X):
@@ -113,6 +116,8 @@ class GLVQ:
 
     def score(self, X, y, sample_weight=None):
         """The fraction of rows classified as their label (weighted by sample_weight)."""
+        import numpy as np
+
         right = self.predict(X) == np.asarray(y)
         return float(np.average(right, weights=sample_weight))
 
@@ -137,6 +142,8 @@ class GLVQ:
     def load(cls, path, device="auto"):
         """A fitted GLVQ from an .skq model (`simkit lvq train -o`); its classes are the
         model's class names (str)."""
+        import numpy as np
+
         model = _simkit._lvq_read(path)
         glvq = cls(prototypes_per_class=model["per_class"], standardize=model["mean"] is not None, device=device)
         glvq.classes_ = np.array(model["classes"])
@@ -149,6 +156,8 @@ class GLVQ:
 
 
 def _samples(X):
+    import numpy as np
+
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array [samples, features], got shape {X.shape}")

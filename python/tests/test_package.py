@@ -3,6 +3,8 @@ import errno
 import inspect
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -53,3 +55,12 @@ def test_threads_can_be_limited():
     finally:
         simkit.set_num_threads(0)
     assert simkit.get_num_threads() >= 1
+
+
+def test_imports_without_numpy():
+    # NumPy is needed by the calls that take or give arrays, not by the package itself.
+    script = ("import sys\nsys.modules['numpy'] = None\nimport simkit\n"
+              "assert simkit.fuzzy_hash(b'x' * 100) == '3:X:X'\nprint(simkit.__version__)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == simkit.__version__
