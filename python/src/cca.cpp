@@ -1,5 +1,6 @@
 // simkit.SlidingCCA: canonical correlations of two streams over a sliding window, tuple
 // by tuple (simkit/cca.hpp).
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -16,7 +17,7 @@ class SlidingCCA {
  public:
   SlidingCCA(std::size_t p, std::size_t q, std::size_t window, std::size_t k, double ridge, std::size_t every,
              const std::string& device)
-      : p_(p), q_(q), k_(k) {
+      : p_(p), q_(q), k_(std::min({k, p, q})) {  // the tracker keeps at most the smaller side's
     cca::Options options;
     options.window = window;
     options.k = k;
@@ -52,7 +53,7 @@ class SlidingCCA {
         ++reports;
       });
     }
-    const auto k = static_cast<py::ssize_t>(last_.empty() ? k_ : last_.size());
+    const auto k = static_cast<py::ssize_t>(k_);
     if (one) return reports == 0 ? py::object(py::none()) : py::object(owned_array(std::move(rho), {k}));
     return owned_array(std::move(rho), {static_cast<py::ssize_t>(reports), k});
   }

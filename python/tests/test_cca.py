@@ -55,6 +55,10 @@ def test_windows_equal_a_numpy_cca(rng):
     batched = np.concatenate([again.update(x[s:s + 64], y[s:s + 64]) for s in range(0, n, 64)])
     np.testing.assert_allclose(batched, np.array(reports), atol=1e-12)
     assert simkit.SlidingCCA(p, q, window, device="cpu").correlations() is None
+    # k past the smaller side gives the smaller side's number of correlations, before and after.
+    wide = simkit.SlidingCCA(p, q, window, k=10, device="cpu")
+    assert wide.update(x[:10], y[:10]).shape == (0, p)
+    assert wide.update(x[10:60], y[10:60]).shape == (11, p)
 
 
 def test_bad_inputs_raise_value_errors():
