@@ -3,8 +3,8 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [embed] [lvq] [cca] [gemm] [cluster] [lvq-dist] [sweep]
-#   (default: tests sanitize bench dedup postings disco embed lvq cca gemm; cluster and lvq-dist need two GPUs or more)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [embed] [lvq] [cca] [gemm] [python] [cluster] [lvq-dist] [sweep]
+#   (default: tests sanitize bench dedup postings disco embed lvq cca gemm python; cluster and lvq-dist need two GPUs or more)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
@@ -25,6 +25,11 @@
 # is found (SIMKIT_MPIEXEC or mpirun on PATH), on a GPU a rank (mpirun -np GPUs), in the same
 # call; LVQ_DIST_PROTOTYPES picks the prototypes a class (default 8,1).
 # cca: simkit_bench_cca (p 256, q 512, n 2048; Fashion-MNIST halves) and its PyTorch peer.
+# python: the Python package staged by gpu-stage.sh (built for the Python named in
+# python/simkit/built-for.txt) under PYTHON (default python3): python/tests/test_gpu.py when
+# pytest is there, and bench/python_overhead.py on the GPU (WordVectors.neighbors and
+# .search through Python against the same calls in C++ and PyTorch; PYTHON_ROWS rows,
+# default 2,196,016).
 # OUT receives summary.txt, logs.tar.gz (every log and XML report) and the benchmark JSON;
 # logs are written into OUT/logs as the run goes, so a run cut short still leaves them.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 240; compute-sanitizer tools
@@ -37,7 +42,7 @@
 set -uo pipefail
 final=${1:-${SIMKIT_GPU_OUT:-gpu-results}}
 shift || true
-parts=${*:-tests sanitize bench dedup postings disco embed lvq cca gemm}
+parts=${*:-tests sanitize bench dedup postings disco embed lvq cca gemm python}
 step_timeout=${STEP_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-240}
 mkdir -p "$final/logs"
@@ -330,11 +335,38 @@ if [[ " $parts " == *" sweep "* ]]; then
   fi
 fi
 
+if [[ " $parts " == *" python "* ]]; then
+  py=${PYTHON:-python3}
+  if [ ! -d "$stage/python/simkit" ]; then
+    note "python: no package staged (gpu-stage.sh found no Python 3.12 with headers; STAGE_PYTHON names one)"
+  elif ! PYTHONPATH="$stage/python" "$py" -c 'import simkit' > "$out/python_import.log" 2>&1; then
+    note "python: $py ($("$py" -c 'import sys; print(sys.version.split()[0])')) cannot import the package built for $(cat "$stage/python/simkit/built-for.txt"): $(tail -n 1 "$out/python_import.log")"
+    failed=1
+  else
+    export PYTHONPATH="$stage/python${PYTHONPATH:+:$PYTHONPATH}"
+    if "$py" -c 'import pytest' 2> /dev/null; then
+      (cd python/tests && timeout "$step_timeout" "$py" -m pytest -q -p no:cacheprovider test_gpu.py test_topk.py \
+        test_neighbors.py > "$out/python_tests.log" 2>&1)
+      status=$?
+      note "python tests (GPU part, topk, neighbors): exit $status, $(tail -n 1 "$out/python_tests.log")"
+      [ "$status" -eq 0 ] || failed=1
+    else
+      note "python tests: no pytest for $py"
+    fi
+    timeout "$step_timeout" "$py" bench/python_overhead.py --cpp "$stage/bin/simkit_bench_calls" --device cuda \
+      --rows "${PYTHON_ROWS:-2196016}" --json "$out/python_overhead_gpu.json" > "$out/python_overhead.txt" 2>&1
+    status=$?
+    note "python overhead (GPU): exit $status"
+    [ "$status" -eq 0 ] || failed=1
+    cat "$out/python_overhead.txt"
+  fi
+fi
+
 echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json embed_gpu.json lvq_gpu.json lvq_torch.json lvq_fashion.json lvq_dist_1.json lvq_dist_all.json lvq_dist_mpi.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json embed_gpu.json lvq_gpu.json lvq_torch.json lvq_fashion.json lvq_dist_1.json lvq_dist_all.json lvq_dist_mpi.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json python_overhead_gpu.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

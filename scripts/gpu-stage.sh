@@ -3,15 +3,30 @@
 # and stages every test and benchmark program, plus the non-CUDA shared libraries they
 # need, into .gpu/ (git-ignored; carry it to the device, where scripts/gpu-run.sh runs).
 # The CUDA runtime is linked statically; libcuda, cuBLAS, cuSOLVER and NCCL come from the GPU machine.
+# The Python package is built for STAGE_PYTHON (default: a python3.12 with its headers, as
+# the GPU machine runs 3.12; none found, or GPU_BUILD_DIR=build, whose Python is this
+# machine's own: no Python part) and staged as python/simkit.
 #   scripts/gpu-stage.sh                 everything
 #   scripts/gpu-stage.sh TARGET...       only these programs (and simkit), e.g. simkit_cca_tests simkit_bench_cca
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=${CUDA_ARCHS:-90}
 dir=${GPU_BUILD_DIR:-build-gpu}  # GPU_BUILD_DIR=build reuses a CUDA build made for sm_90
+python=${STAGE_PYTHON:-}
+if [ -z "$python" ] && [ "$dir" != build ]; then
+  for candidate in $(command -v python3.12) /root/.pyenv/versions/3.12*/bin/python3.12; do
+    if [ -x "$candidate" ] && [ -f "$("$candidate" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then
+      python=$("$candidate" -c 'import sys; print(sys.executable)')  # past pyenv's shim
+      break
+    fi
+  done
+fi
+python_args=()
+[ -n "$python" ] && python_args=(-DSIMKIT_PYTHON=ON -DPython_EXECUTABLE="$python")
+[ -z "$python" ] && [ "$dir" != build ] && python_args=(-DSIMKIT_PYTHON=OFF)
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
-rm -rf .gpu/bin .gpu/lib .gpu/stage.tar.xz
+  -DCMAKE_CUDA_ARCHITECTURES="$archs" "${python_args[@]}" >/dev/null
+rm -rf .gpu/bin .gpu/lib .gpu/python .gpu/stage.tar.xz
 mkdir -p .gpu/bin .gpu/lib
 if [ $# -gt 0 ]; then
   cmake --build "$dir" --target simkit "$@"
@@ -20,6 +35,11 @@ if [ $# -gt 0 ]; then
 else
   cmake --build "$dir"
   cp "$dir"/simkit "$dir"/tests/simkit_*_tests "$dir"/bench/simkit_bench_* .gpu/bin/
+  if [ -n "$python" ]; then
+    mkdir -p .gpu/python
+    cp -r "$dir"/python/simkit .gpu/python/
+    "$python" -c 'import sys; print(sys.version.split()[0])' > .gpu/python/simkit/built-for.txt
+  fi
 fi
 # The ssdeep program is a test peer the GPU machine lacks (its library comes along below).
 cp "$(command -v ssdeep)" .gpu/bin/
@@ -28,14 +48,14 @@ strip --strip-unneeded .gpu/bin/*
 # OpenMPI comes whole (its plugins are loaded by path), from Debian's packages below;
 # NCCL is the GPU machine's own.
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart|libcusolver|libcusparse|libnvJitLink|libnccl|libmpi|libopen-(pal|rte)|libpmix|libhwloc|libevent|libfabric|libucx|libuc[mpst]|libibverbs|librdmacm|libnl-|libpsm|libnuma|libltdl|libmunge)'
-for bin in .gpu/bin/*; do
-  ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
+for bin in .gpu/bin/* .gpu/python/simkit/_simkit*.so; do
+  [ -e "$bin" ] && ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   if ! [[ "$name" =~ $skip ]]; then cp -L "$path" ".gpu/lib/$name"; fi
 done
-strip --strip-unneeded .gpu/lib/* 2>/dev/null || true
+strip --strip-unneeded .gpu/lib/* .gpu/python/simkit/_simkit*.so 2>/dev/null || true
 # Compressed, the stage is well under the 64 MiB a device call may carry (about 24 MB).
-tar -C .gpu -cf - bin lib | xz -9 -T0 > .gpu/stage.tar.xz  # -9: its 64 MiB window spans programs sharing kernels
+tar -C .gpu -cf - bin lib $(test -d .gpu/python && echo python) | xz -9 -T0 > .gpu/stage.tar.xz  # -9: its 64 MiB window spans programs sharing kernels
 # OpenMPI and what it loads, Debian's packages unpacked into one tree (gpu-run.sh sets
 # OPAL_PREFIX to it): the GPU machine has no MPI, and mpirun runs the cluster jobs there. Once.
 if [ ! -f .gpu/mpi.tar.xz ]; then
@@ -81,6 +101,6 @@ fi
 if [ -d /usr/share/datasets/fashion-mnist ] && [ ! -d .gpu/fashion-mnist ]; then
   cp -r /usr/share/datasets/fashion-mnist .gpu/fashion-mnist
 fi
-rm -rf .gpu/bin .gpu/lib
+rm -rf .gpu/bin .gpu/lib .gpu/python
 du -sh .gpu/fashion-mnist 2>/dev/null || true
 du -sh .gpu/*.tar.xz

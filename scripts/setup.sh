@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what simkit needs from Debian 12's packages (as root, or through sudo).
-#   setup.sh           build, tests and the demo
-#   setup.sh --bench   also the CPU peers for benchmarks (FAISS, numpy, OpenMP OpenBLAS) and
+#   setup.sh           build, tests (the Python package's too) and the demo
+#   setup.sh --bench   also the CPU peers for benchmarks (FAISS, OpenMP OpenBLAS) and
 #                      their data (the Boost headers for near-duplicate detection, Fashion-MNIST
 #                      and scikit-learn's digits for LVQ)
 #   setup.sh --samples also what scripts/make-sample-vectors.sh and sample-corpus.py need
@@ -15,10 +15,12 @@ packages=(cmake ninja-build g++ pkg-config python3
   openmpi-bin libopenmpi-dev  # several processes as one run (mpirun), include/simkit/cluster.hpp
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  ssdeep libfuzzy-dev)  # the reference that the CTPH tests compare with (never linked into simkit)
+  ssdeep libfuzzy-dev  # the reference that the CTPH tests compare with (never linked into simkit)
+  pybind11-dev python3-dev  # the Python package; its tests run under Debian's python3 with:
+  python3-numpy python3-pytest python3-sklearn python3-ssdeep)
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(python3-numpy python3-faiss libopenblas0-openmp hyperfine libboost1.74-dev dataset-fashion-mnist python3-sklearn) ;;
+    --bench) packages+=(python3-faiss libopenblas0-openmp hyperfine libboost1.74-dev dataset-fashion-mnist) ;;
     --samples) packages+=(fasttext bible-kjv wordnet-base python3.11-doc) ;;
     *) echo "setup.sh: unknown option $arg (use --bench or --samples)" >&2; exit 2 ;;
   esac

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run):
-#   1. the normal build (CUDA code compiled when nvcc is present), -Werror, all tests;
-#      GPU tests run when a GPU is present and are reported as skipped otherwise;
+#   1. the normal build (CUDA code compiled when nvcc is present), -Werror, all tests (the
+#      Python package's pytest files and the install of the library with examples/cpp built
+#      against it included); GPU tests run when a GPU is present and are reported as skipped
+#      otherwise;
 #   2. the same tests in a CPU-only ASan + UBSan build (halt on the first report);
 #   3. every libFuzzer target for FUZZ_SECONDS each (default 30) from its seed corpus.
 # SIMKIT_TEST_STAGES=normal,sanitize,fuzz picks stages (default: all three).

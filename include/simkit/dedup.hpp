@@ -105,6 +105,22 @@ struct RateStats {
 std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const RateOptions& options,
                                    RateStats* stats = nullptr, Progress* progress = nullptr);
 
+// What `simkit dedup` (and simkit.dedup in Python) compares, named in the order the paths
+// were given: a path is a file, a directory (every file below it, sorted) or an ssdeep
+// hash list (recognised by its header line), whose entries count one each.
+struct Inputs {
+  std::vector<std::string> names;        // the file, or a list entry's file (its signature when it names none)
+  std::vector<std::string> documents;    // the files to read
+  std::vector<std::size_t> document_at;  // their places in names
+  std::vector<std::string> signatures;   // by place in names; empty for documents until hashed
+};
+// Throws InputError for a path that does not exist, an empty directory or a malformed list.
+Inputs gather_inputs(const std::vector<std::string>& paths);
+// Hashes the documents into `signatures` (hash_files: progress one a file).
+void hash_documents(Inputs& in, Progress* progress = nullptr);
+// Every signature read for match_all; InputError naming the entry of a malformed one.
+std::vector<ctph::Prepared> prepare_signatures(const Inputs& in);
+
 // ssdeep's list format: a header line, then `signature,"file"` a line, a '"' in the file
 // name written as '\"'.
 inline constexpr const char* kSsdeepHeader = "ssdeep,1.1--blocksize:hash:hash,filename";

@@ -1,5 +1,6 @@
 // Errors that carry where in an input a problem was found.
 // The command line maps them to exit codes: InputError/UsageError -> 2, anything else -> 1.
+// The Python module raises InputError and UsageError as ValueError, FileError as OSError.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,19 @@ class InputError : public Error {
  private:
   Location where_;
   std::string reason_;
+};
+
+// A file could not be opened, read, listed or written (the input names something that
+// does not exist, a directory, a file without permission). `error_number` is the errno
+// value that says why (ENOENT, EISDIR, EACCES, ...): the Python module raises it as the
+// matching OSError.
+class FileError : public InputError {
+ public:
+  FileError(Location where, const std::string& reason, int error_number);
+  int error_number() const noexcept { return error_number_; }
+
+ private:
+  int error_number_;
 };
 
 // The command line is wrong (unknown option, bad value, conflicting flags).

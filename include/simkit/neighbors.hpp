@@ -147,9 +147,14 @@ class Searcher {
   Searcher& operator=(const Searcher&) = delete;
 
   std::vector<std::vector<Match>> search(std::span<const Query> queries);
-  // Searches raw directions (unit vectors, queries x dim), excluding nothing.
+  // Searches raw directions (queries x dim), excluding nothing: each score is the
+  // direction's dot product with the unit row (the cosine for unit directions).
   std::vector<std::vector<Match>> search_vectors(std::span<const float> directions,
                                                  std::size_t queries);
+  // The same with `k` answers a query instead of options().k (the model stays where it is).
+  std::vector<std::vector<Match>> search(std::span<const Query> queries, std::size_t k);
+  std::vector<std::vector<Match>> search_vectors(std::span<const float> directions, std::size_t queries,
+                                                 std::size_t k);
 
   const SearchOptions& options() const;
   // Milliseconds the last search took on its device (CUDA events on a GPU).

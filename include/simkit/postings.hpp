@@ -69,6 +69,9 @@ struct BuildOptions {
 };
 Index build_index(const std::vector<std::string>& files, const BuildOptions& options,
                   Progress* progress = nullptr);
+// The same from documents in memory, one a string (document_per_file is ignored); a
+// document that is not UTF-8 is named "documents:N" (N from 1).
+Index index_texts(const std::vector<std::string>& texts, const BuildOptions& options);
 
 // A batch of queries: query q's terms are terms[offsets[q] .. offsets[q + 1]), at least one.
 struct Queries {

@@ -111,7 +111,7 @@ class TextReader final : public TupleReader {
     errno = 0;
     const ssize_t got = getline(&buffer_.data, &buffer_.capacity, stream_);
     if (got < 0) {
-      if (std::ferror(stream_)) throw InputError(Location{name_}, std::string("cannot read: ") + std::strerror(errno));
+      if (std::ferror(stream_)) throw FileError(Location{name_}, std::string("cannot read: ") + std::strerror(errno), errno);
       return false;
     }
     ++line_number_;
@@ -369,7 +369,7 @@ std::unique_ptr<TupleReader> binary_reader(std::FILE* stream, std::string name) 
 
 std::unique_ptr<TupleReader> open_reader(const std::string& path) {
   std::FILE* stream = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (stream == nullptr) throw InputError(Location{path}, std::string("cannot open: ") + std::strerror(errno));
+  if (stream == nullptr) throw FileError(Location{path}, std::string("cannot open: ") + std::strerror(errno), errno);
   try {
     // Peek at the first byte: .sks starts with 'S', a number never does.
     const int first = std::fgetc(stream);

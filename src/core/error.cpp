@@ -40,6 +40,9 @@ static std::string compose(const Location& where, const std::string& reason) {
 InputError::InputError(Location where, const std::string& reason)
     : Error(compose(where, reason)), where_(std::move(where)), reason_(reason) {}
 
+FileError::FileError(Location where, const std::string& reason, int error_number)
+    : InputError(std::move(where), reason), error_number_(error_number) {}
+
 std::string quote(std::string_view text, std::size_t max_bytes) {
   std::string out = "'";
   const std::size_t limit = std::min(text.size(), max_bytes);

@@ -42,7 +42,7 @@ static std::vector<char> read_all(int fd, const std::string& path) {
     if (got == 0) break;
     if (got < 0) {
       if (errno == EINTR) continue;
-      throw InputError(Location{.file = path}, fmt::format("cannot read: {}", std::strerror(errno)));
+      throw FileError(Location{.file = path}, fmt::format("cannot read: {}", std::strerror(errno)), errno);
     }
     used += static_cast<std::size_t>(got);
   }
@@ -59,16 +59,16 @@ MappedFile MappedFile::open(const std::string& path) {
   } else {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-      throw InputError(Location{.file = path}, fmt::format("cannot open: {}", std::strerror(errno)));
+      throw FileError(Location{.file = path}, fmt::format("cannot open: {}", std::strerror(errno)), errno);
     struct stat info {};
     if (::fstat(fd, &info) != 0) {
       const int err = errno;
       ::close(fd);
-      throw InputError(Location{.file = path}, fmt::format("cannot stat: {}", std::strerror(err)));
+      throw FileError(Location{.file = path}, fmt::format("cannot stat: {}", std::strerror(err)), err);
     }
     if (S_ISDIR(info.st_mode)) {
       ::close(fd);
-      throw InputError(Location{.file = path}, "is a directory, expected a file");
+      throw FileError(Location{.file = path}, "is a directory, expected a file", EISDIR);
     }
     if (S_ISREG(info.st_mode) && info.st_size > 0) {
       const auto size = static_cast<std::size_t>(info.st_size);
@@ -193,16 +193,14 @@ OutputFile::OutputFile(std::string path, bool write) : path_(std::move(path)) {
   if (named_only) errno = EOPNOTSUPP;
   if (fd_ < 0) {
     if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == EROFS)
-      throw InputError(Location{.file = path_},
-                       fmt::format("cannot write here: {}", std::strerror(errno)));
+      throw FileError(Location{.file = path_}, fmt::format("cannot write here: {}", std::strerror(errno)), errno);
     temp_path_ = unique_temp_name(target);
     slot_ = register_temp(temp_path_);
     fd_ = ::open(temp_path_.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
     if (fd_ < 0) {
       const int err = errno;
       unregister_temp(slot_);
-      throw InputError(Location{.file = path_},
-                       fmt::format("cannot write here: {}", std::strerror(err)));
+      throw FileError(Location{.file = path_}, fmt::format("cannot write here: {}", std::strerror(err)), err);
     }
   }
   stream_ = ::fdopen(fd_, "wb");

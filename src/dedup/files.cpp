@@ -30,12 +30,12 @@ std::vector<std::string> list_files(const std::vector<std::string>& paths, bool 
   for (const std::string& path : paths) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) throw InputError(Location{path}, "no such file or directory");
+    if (ec || !fs::exists(status)) throw FileError(Location{path}, "no such file or directory", ENOENT);
     if (!fs::is_directory(status)) {
       files.push_back(path);
       continue;
     }
-    if (!recursive) throw InputError(Location{path}, "is a directory (use -r to hash the files below it)");
+    if (!recursive) throw FileError(Location{path}, "is a directory (use -r to hash the files below it)", EISDIR);
     // Symbolic links are followed, as ssdeep -r does (a directory reached by two paths is
     // listed under both), except a link back to a directory being listed (a cycle).
     std::vector<std::string> found;
@@ -55,7 +55,7 @@ std::vector<std::string> list_files(const std::vector<std::string>& paths, bool 
         found.push_back(it->path().string());
       }
     }
-    if (ec) throw InputError(Location{path}, "cannot list the directory: " + ec.message());
+    if (ec) throw FileError(Location{path}, "cannot list the directory: " + ec.message(), ec.value());
     if (found.empty()) throw InputError(Location{path}, "the directory holds no file");
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());

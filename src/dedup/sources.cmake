@@ -5,6 +5,7 @@ list(APPEND SIMKIT_CPU_SOURCES
   dedup/match.cpp
   dedup/match_shared.cpp
   dedup/hash_list.cpp
+  dedup/inputs.cpp
   dedup/edit_rate.cpp
 )
 list(APPEND SIMKIT_CUDA_SOURCES

@@ -136,8 +136,17 @@ double Searcher::last_search_ms() const { return impl_->last_ms; }
 double Searcher::setup_ms() const { return impl_->setup_ms; }
 
 std::vector<std::vector<Match>> Searcher::search(std::span<const Query> queries) {
+  return search(queries, impl_->options.k);
+}
+
+std::vector<std::vector<Match>> Searcher::search_vectors(std::span<const float> directions,
+                                                         std::size_t queries) {
+  return search_vectors(directions, queries, impl_->options.k);
+}
+
+std::vector<std::vector<Match>> Searcher::search(std::span<const Query> queries, std::size_t k) {
+  if (k == 0) throw UsageError("--k must be at least 1");
   const Model& model = impl_->model;
-  const std::size_t k = impl_->options.k;
   std::vector<float> directions(queries.size() * model.dim);
   std::size_t most_excluded = 0;
   for (std::size_t q = 0; q < queries.size(); ++q) {
@@ -165,12 +174,13 @@ std::vector<std::vector<Match>> Searcher::search(std::span<const Query> queries)
 }
 
 std::vector<std::vector<Match>> Searcher::search_vectors(std::span<const float> directions,
-                                                         std::size_t queries) {
+                                                         std::size_t queries, std::size_t wanted) {
+  if (wanted == 0) throw UsageError("--k must be at least 1");
   const Model& model = impl_->model;
   if (directions.size() != queries * model.dim)
     throw UsageError(fmt::format("search_vectors: {} values for {} queries of dimension {}",
                                  directions.size(), queries, model.dim));
-  const std::size_t k = std::min(impl_->options.k, model.rows);
+  const std::size_t k = std::min(wanted, model.rows);
   const TopKLists found = impl_->run(directions.data(), queries, k);
   std::vector<std::vector<Match>> answers(queries);
   if (found.rows == 0) return answers;  // not rank 0

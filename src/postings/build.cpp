@@ -27,22 +27,12 @@ struct Document {
 
 using Postings = std::unordered_map<std::string, std::vector<DocId>>;
 
-}  // namespace
-
-Index build_index(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress) {
-  std::vector<MappedFile> mapped;
-  std::vector<Document> documents;
-  for (std::size_t f = 0; f < files.size(); ++f) {
-    const MappedFile& file = mapped.emplace_back(open_text(files[f]));
-    const std::string_view text = file.text();
-    if (options.document_per_file) {
-      documents.push_back({text, f, 0});
-      continue;
-    }
-    for_each_line(text, [&](std::string_view line, std::uint64_t number) { documents.push_back({line, f, number}); });
-  }
+// The index of `documents` (ids in their order); files[doc.file] names a document's
+// source in messages.
+Index index_of(const std::vector<Document>& documents, const std::vector<std::string>& files,
+               const BuildOptions& options, Progress* progress) {
   if (documents.size() > (std::uint64_t{1} << 32) - 1)
-    throw InputError(Location::at_line(files.back(), documents.back().line),
+    throw InputError(Location::at_line(files[documents.back().file], documents.back().line),
                      "more than 4,294,967,295 documents: document ids are 32-bit");
 
   // Blocks of documents, each its own map; block order keeps every list sorted.
@@ -90,6 +80,30 @@ Index build_index(const std::vector<std::string>& files, const BuildOptions& opt
     index.offsets.push_back(index.ids.size());
   }
   return index;
+}
+
+}  // namespace
+
+Index build_index(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress) {
+  std::vector<MappedFile> mapped;
+  std::vector<Document> documents;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const MappedFile& file = mapped.emplace_back(open_text(files[f]));
+    const std::string_view text = file.text();
+    if (options.document_per_file) {
+      documents.push_back({text, f, 0});
+      continue;
+    }
+    for_each_line(text, [&](std::string_view line, std::uint64_t number) { documents.push_back({line, f, number}); });
+  }
+  return index_of(documents, files, options, progress);
+}
+
+Index index_texts(const std::vector<std::string>& texts, const BuildOptions& options) {
+  std::vector<Document> documents;
+  documents.reserve(texts.size());
+  for (std::size_t d = 0; d < texts.size(); ++d) documents.push_back({texts[d], 0, d + 1});
+  return index_of(documents, {"documents"}, options, nullptr);
 }
 
 }  // namespace simkit::postings

@@ -37,11 +37,11 @@ class FileStream final : public ByteStream {
       return;
     }
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw InputError(Location{.file = path}, fmt::format("cannot open: {}", std::strerror(errno)));
+    if (fd_ < 0) throw FileError(Location{.file = path}, fmt::format("cannot open: {}", std::strerror(errno)), errno);
     struct stat info {};
     if (::fstat(fd_, &info) == 0 && S_ISDIR(info.st_mode)) {
       ::close(fd_);
-      throw InputError(Location{.file = path}, "is a directory, expected a file");
+      throw FileError(Location{.file = path}, "is a directory, expected a file", EISDIR);
     }
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
@@ -58,7 +58,7 @@ class FileStream final : public ByteStream {
         consumed_ += static_cast<std::uint64_t>(n);
         return static_cast<std::size_t>(n);
       }
-      if (errno != EINTR) throw InputError(Location{.file = path_}, fmt::format("cannot read: {}", std::strerror(errno)));
+      if (errno != EINTR) throw FileError(Location{.file = path_}, fmt::format("cannot read: {}", std::strerror(errno)), errno);
     }
   }
   std::uint64_t consumed() const override { return consumed_; }

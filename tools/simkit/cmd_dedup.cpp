@@ -31,45 +31,13 @@ struct DedupOptions {
   std::string output = "-";
 };
 
-// What the command compares: documents (hashed here) and entries of hash lists, named
-// in the order the paths were given.
-struct Inputs {
-  std::vector<std::string> names;
-  std::vector<std::string> documents;     // files to read
-  std::vector<std::size_t> document_at;   // their places in names
-  std::vector<std::string> signatures;    // by place in names; empty for documents until hashed
-};
-
-Inputs read_inputs(const std::vector<std::string>& paths) {
-  Inputs in;
-  const auto add_document = [&](const std::string& file) {
-    in.document_at.push_back(in.names.size());
-    in.documents.push_back(file);
-    in.names.push_back(file);
-    in.signatures.emplace_back();
-  };
-  for (const std::string& path : paths) {
-    const std::vector<std::string> files = dedup::list_files({path}, true);
-    if (files.size() == 1 && files[0] == path) {
-      const MappedFile file = MappedFile::open(path);
-      if (dedup::is_hash_list(file.text())) {
-        for (dedup::HashEntry& e : dedup::read_hash_list(file.text(), path)) {
-          in.names.push_back(e.file.empty() ? e.signature : std::move(e.file));
-          in.signatures.push_back(std::move(e.signature));
-        }
-        continue;
-      }
-    }
-    for (const std::string& file : files) add_document(file);
-  }
-  return in;
-}
+using dedup::Inputs;
 
 // The inputs as rank 0 reads them, on every rank (each then reads its share of the files).
 Inputs gather(const std::vector<std::string>& paths) {
-  if (cluster::size() == 1) return read_inputs(paths);
+  if (cluster::size() == 1) return dedup::gather_inputs(paths);
   Inputs in;
-  if (cluster::root()) in = read_inputs(paths);
+  if (cluster::root()) in = dedup::gather_inputs(paths);
   std::vector<std::string> at;
   for (const std::size_t k : in.document_at) at.push_back(std::to_string(k));
   in.names = cluster::broadcast_strings(std::move(in.names));
@@ -154,11 +122,8 @@ std::string render(const DedupOptions& options, const Inputs& in, const std::vec
   return out;
 }
 
-std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& context, Inputs& in) {
-  std::vector<ctph::Prepared> prepared(in.names.size());
-  for (std::size_t i = 0; i < in.names.size(); ++i)
-    if (!ctph::prepare(in.signatures[i], prepared[i]))
-      throw InputError(Location{in.names[i]}, "malformed signature " + quote(in.signatures[i]));
+std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& context, const Inputs& in) {
+  const std::vector<ctph::Prepared> prepared = dedup::prepare_signatures(in);
   auto start = std::chrono::steady_clock::now();
   std::vector<dedup::Match> matches;
   double device_ms = 0;
@@ -216,12 +181,10 @@ int run_dedup(DedupOptions& options) {
   Inputs in = gather(options.paths);  // rank 0 reads the lists and walks the folders
   std::vector<Found> found;
   if (options.mode == "ssdeep") {
-    std::vector<std::string> hashed;
     {
       Progress progress("hashing", in.documents.size(), "files");
-      hashed = dedup::hash_files(in.documents, &progress);
+      dedup::hash_documents(in, &progress);
     }
-    for (std::size_t k = 0; k < hashed.size(); ++k) in.signatures[in.document_at[k]] = std::move(hashed[k]);
     if (context.timings)
       note(fmt::format("timing: read and hashed {} inputs in {:.3f} s", in.names.size(), seconds_since(start)));
     found = run_ssdeep(options, context, in);

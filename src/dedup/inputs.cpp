@@ -1,0 +1,46 @@
+// The inputs of `simkit dedup`: files, directories and ssdeep hash lists, in order.
+#include "simkit/dedup.hpp"
+#include "simkit/error.hpp"
+#include "simkit/io.hpp"
+
+namespace simkit::dedup {
+
+Inputs gather_inputs(const std::vector<std::string>& paths) {
+  Inputs in;
+  const auto add_document = [&](const std::string& file) {
+    in.document_at.push_back(in.names.size());
+    in.documents.push_back(file);
+    in.names.push_back(file);
+    in.signatures.emplace_back();
+  };
+  for (const std::string& path : paths) {
+    const std::vector<std::string> files = list_files({path}, true);
+    if (files.size() == 1 && files[0] == path) {
+      const MappedFile file = MappedFile::open(path);
+      if (is_hash_list(file.text())) {
+        for (HashEntry& e : read_hash_list(file.text(), path)) {
+          in.names.push_back(e.file.empty() ? e.signature : std::move(e.file));
+          in.signatures.push_back(std::move(e.signature));
+        }
+        continue;
+      }
+    }
+    for (const std::string& file : files) add_document(file);
+  }
+  return in;
+}
+
+void hash_documents(Inputs& in, Progress* progress) {
+  std::vector<std::string> hashed = hash_files(in.documents, progress);
+  for (std::size_t k = 0; k < hashed.size(); ++k) in.signatures[in.document_at[k]] = std::move(hashed[k]);
+}
+
+std::vector<ctph::Prepared> prepare_signatures(const Inputs& in) {
+  std::vector<ctph::Prepared> prepared(in.names.size());
+  for (std::size_t i = 0; i < in.names.size(); ++i)
+    if (!ctph::prepare(in.signatures[i], prepared[i]))
+      throw InputError(Location{in.names[i]}, "malformed signature " + quote(in.signatures[i]));
+  return prepared;
+}
+
+}  // namespace simkit::dedup
