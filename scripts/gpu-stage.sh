@@ -4,8 +4,9 @@
 # need, into .gpu/ (git-ignored; carry it to the device, where scripts/gpu-run.sh runs).
 # The CUDA runtime is linked statically; libcuda, cuBLAS, cuSOLVER and NCCL come from the GPU machine.
 # The Python package is built for STAGE_PYTHON (default: a python3.12 with its headers, as
-# the GPU machine runs 3.12; none found, or GPU_BUILD_DIR=build, whose Python is this
-# machine's own: no Python part) and staged as python/simkit.
+# the GPU machine runs 3.12; STAGE_PYTHON=none or none found: no Python part) and staged
+# as python/simkit; with GPU_BUILD_DIR=build (whose Python is this machine's own) in a
+# folder of its own, build-gpu-python (the module and the library only).
 #   scripts/gpu-stage.sh                 everything
 #   scripts/gpu-stage.sh TARGET...       only these programs (and simkit), e.g. simkit_cca_tests simkit_bench_cca
 set -euo pipefail
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 archs=${CUDA_ARCHS:-90}
 dir=${GPU_BUILD_DIR:-build-gpu}  # GPU_BUILD_DIR=build reuses a CUDA build made for sm_90
 python=${STAGE_PYTHON:-}
-if [ -z "$python" ] && [ "$dir" != build ]; then
+if [ -z "$python" ]; then
   for candidate in $(command -v python3.12) /root/.pyenv/versions/3.12*/bin/python3.12; do
     if [ -x "$candidate" ] && [ -f "$("$candidate" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then
       python=$("$candidate" -c 'import sys; print(sys.executable)')  # past pyenv's shim
@@ -21,11 +22,18 @@ if [ -z "$python" ] && [ "$dir" != build ]; then
     fi
   done
 fi
-python_args=()
+[ "$python" = none ] && python=
+pydir=$dir
+[ "$dir" = build ] && pydir=build-gpu-python
+python_args=(-DSIMKIT_PYTHON=OFF)
 [ -n "$python" ] && python_args=(-DSIMKIT_PYTHON=ON -DPython_EXECUTABLE="$python")
-[ -z "$python" ] && [ "$dir" != build ] && python_args=(-DSIMKIT_PYTHON=OFF)
-cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="$archs" "${python_args[@]}" >/dev/null
+cuda_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMKIT_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$archs")
+if [ "$pydir" = "$dir" ]; then
+  cmake -S . -B "$dir" "${cuda_args[@]}" "${python_args[@]}" >/dev/null
+else
+  cmake -S . -B "$dir" "${cuda_args[@]}" >/dev/null
+  [ -n "$python" ] && cmake -S . -B "$pydir" "${cuda_args[@]}" "${python_args[@]}" -DSIMKIT_TESTS=OFF -DSIMKIT_BENCH=OFF >/dev/null
+fi
 rm -rf .gpu/bin .gpu/lib .gpu/python .gpu/stage.tar.xz
 mkdir -p .gpu/bin .gpu/lib
 if [ $# -gt 0 ]; then
@@ -36,8 +44,9 @@ else
   cmake --build "$dir"
   cp "$dir"/simkit "$dir"/tests/simkit_*_tests "$dir"/bench/simkit_bench_* .gpu/bin/
   if [ -n "$python" ]; then
+    [ "$pydir" = "$dir" ] || cmake --build "$pydir" --target _simkit
     mkdir -p .gpu/python
-    cp -r "$dir"/python/simkit .gpu/python/
+    cp -r "$pydir"/python/simkit .gpu/python/
     "$python" -c 'import sys; print(sys.version.split()[0])' > .gpu/python/simkit/built-for.txt
   fi
 fi

@@ -110,6 +110,9 @@ std::size_t lookup(const Model& model, std::string_view word, const std::string&
 // Wikipedia XML dumps, whose articles' text counts, a paragraph a line; a sentence never
 // crosses a line end; words as simkit::Tokenizer splits them) and computes the MI of
 // every triple (lin) or the PPMI of every word-context pair (ppmi), keeping values > 0.
+// Under mpirun every rank counts its share of the corpus (a piece in N) and root gets the
+// summed counts and the model, byte for byte one process's; the other ranks get an empty
+// model.
 Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress = nullptr);
 
 // Fills mi_sums and norms from the weights (after the sparse matrix changes).

@@ -10,6 +10,7 @@
 #include "simkit/dedup.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
+#include "simkit/wordsim.hpp"
 
 namespace simkit::python {
 
@@ -119,13 +120,13 @@ stopwords: "" (the bundled English list), "none" or a file; memory_budget: e.g. 
           [](const Model& self, const std::string& a, const std::string& b) {
             return disco::similarity(self, disco::lookup(self, a), disco::lookup(self, b));
           },
-          py::arg("word_a"), py::arg("word_b"), "Lin's similarity of two words (0..1), as `simkit disco compare`.")
+          py::arg("word_a"), py::arg("word_b"), "The model's similarity of two words (Lin's, or the cosine of their PPMI rows), as `simkit disco compare`.")
       .def(
           "evaluate",
           [](const Model& self, py::handle gold) {
             const std::string file = path_of(gold);
             py::gil_scoped_release release;
-            const disco::Evaluation e = disco::evaluate(self, disco::read_gold(file));
+            const wordsim::Evaluation e = disco::evaluate(self, wordsim::read_gold(file));
             return std::make_tuple(e.rho, e.covered);
           },
           py::arg("gold_path"),

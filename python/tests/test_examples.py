@@ -10,7 +10,7 @@ EXPECTED = {
     "neighbors.py": ["4000 words x 100 dimensions", "king - man + woman: ", "queen 0.", "water(1.00)"],
     "topk.py": ["cosine: nearest rows [0, 1, 2, 3, 4]", "l2    : nearest rows [0, 1, 2, 3, 4]",
                 "l2 lists equal NumPy's: True"],
-    "fuzzy.py": ["score ", "pairs of 139 headers score 90 or more", "edit rate"],
+    "fuzzy.py": ["score ", "headers score 90 or more", "edit rate"],
     "postings.py": ["7620 documents", "intersect agrees: True"],
     "disco.py": ["president: ", "Spearman's rho"],
     "glvq.py": ["20 prototypes, test accuracy 0.9", "5-fold cross-validation: 0."],

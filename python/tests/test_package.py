@@ -39,7 +39,7 @@ def test_errors_are_value_and_os_errors():
         simkit.WordVectors.load("/nonexistent/vectors.vec")
     assert error.value.errno == errno.ENOENT
     assert error.value.strerror == "/nonexistent/vectors.vec: cannot open: No such file or directory"
-    with pytest.raises(simkit.UsageError, match=r"^--device 'tpu': expected auto, cpu, cuda or cuda:N$"):
+    with pytest.raises(simkit.UsageError, match=r"^--device 'tpu': expected auto, cpu, cuda, cuda:N, cuda:all or cuda:N,M,\.\.\.$"):
         simkit.topk([[1.0]], [[1.0]], device="tpu")
     if simkit.cuda_device_count() == 0:
         with pytest.raises(simkit.UsageError, match="--device cuda"):

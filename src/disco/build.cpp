@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,6 +24,7 @@
 #include "text/lines.hpp"
 #include "text/utf8.hpp"
 #include "disco/key_counts.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -64,16 +66,20 @@ std::size_t default_budget() {
 
 // Each file's lines, a piece at a time, split into blocks of kBlock lines that
 // body(block_lines, first_line_number, file) handles in parallel; after(bytes) follows each
-// piece, with the input bytes it took.
+// piece, with the input bytes it took. Under mpirun each rank reads every piece and
+// counts its share, piece k going to rank k mod N (body is not called for the others).
 template <typename Body, typename After>
 void for_each_piece(const std::vector<std::string>& files, TextFormat format, std::size_t piece_bytes,
                     Progress* progress, Body&& body, After&& after) {
   std::string piece;
+  std::size_t index = 0;
+  const auto ranks = static_cast<std::size_t>(cluster::size()), rank = static_cast<std::size_t>(cluster::rank());
   for (const std::string& file : files) {
     const std::unique_ptr<LineSource> source = open_lines(file, format);
     std::uint64_t consumed = 0;
     while (source->next(piece, piece_bytes)) {
       std::vector<std::string_view> lines;
+      if (index++ % ranks != rank) piece.clear();  // another rank's: nothing to count here
       for_each_line(piece, [&](std::string_view line, std::uint64_t) { lines.push_back(line); });
       const std::size_t blocks = (lines.size() + kBlock - 1) / kBlock;
       tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
@@ -84,6 +90,51 @@ void for_each_piece(const std::vector<std::string>& files, TextFormat format, st
       after(source->consumed() - consumed);
       if (progress != nullptr) progress->advance(source->consumed() - consumed);
       consumed = source->consumed();
+    }
+  }
+}
+
+// Word counts as bytes for the ranks' exchange: a length, the word, its count, each.
+std::string encode_counts(const std::unordered_map<std::string, std::uint64_t>& counts) {
+  std::string bytes;
+  for (const auto& [word, count] : counts) {
+    const auto length = static_cast<std::uint32_t>(word.size());
+    bytes.append(reinterpret_cast<const char*>(&length), sizeof length).append(word);
+    bytes.append(reinterpret_cast<const char*>(&count), sizeof count);
+  }
+  return bytes;
+}
+
+void add_counts(std::string_view bytes, std::unordered_map<std::string, std::uint64_t>& counts) {
+  while (!bytes.empty()) {
+    std::uint32_t length = 0;
+    std::uint64_t count = 0;
+    std::memcpy(&length, bytes.data(), sizeof length);
+    const std::string_view word = bytes.substr(sizeof length, length);
+    std::memcpy(&count, bytes.data() + sizeof length + length, sizeof count);
+    counts[std::string(word)] += count;
+    bytes.remove_prefix(sizeof length + length + sizeof count);
+  }
+}
+
+// Every rank's sorted (key, count) runs into root's `into`, in rounds of at most
+// kPairsARound pairs a rank (each round's messages stay far below MPI's 2 GiB).
+void merge_at_root(KeyCounts& mine, std::unique_ptr<KeyCounts>& into, std::size_t budget) {
+  using Pair = std::pair<std::uint64_t, std::uint64_t>;
+  constexpr std::size_t kPairsARound = std::size_t{1} << 22;
+  std::vector<Pair> pairs;
+  mine.for_each([&](std::uint64_t key, std::uint64_t count) { pairs.emplace_back(key, count); });
+  if (cluster::root()) into = std::make_unique<KeyCounts>(budget);
+  const std::uint64_t rounds = cluster::max((pairs.size() + kPairsARound - 1) / kPairsARound);
+  for (std::uint64_t r = 0; r < rounds; ++r) {
+    const std::size_t first = std::min(pairs.size(), r * kPairsARound);
+    const std::size_t last = std::min(pairs.size(), first + kPairsARound);
+    const std::vector<std::string> parts = cluster::gather(
+        {reinterpret_cast<const char*>(pairs.data() + first), (last - first) * sizeof(Pair)});
+    for (const std::string& part : parts) {
+      std::vector<Pair> run(part.size() / sizeof(Pair));
+      if (!run.empty()) std::memcpy(static_cast<void*>(run.data()), part.data(), part.size());
+      into->add_counted(std::move(run));
     }
   }
 }
@@ -118,7 +169,9 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
       load_stopwords(options.stopwords.empty() ? (ppmi ? "none" : "english") : options.stopwords);
   const std::size_t budget = options.memory_budget != 0 ? options.memory_budget : default_budget();
   // A piece's keys take about eight times its bytes: pieces of 1/32 of the budget.
-  const std::size_t piece_bytes = std::clamp<std::size_t>(budget / 32, std::size_t{1} << 20, std::size_t{64} << 20);
+  // (Root's size on every rank: the pieces are the ranks' shares.)
+  const std::size_t piece_bytes = cluster::broadcast_values(std::vector<std::size_t>{
+      std::clamp<std::size_t>(budget / 32, std::size_t{1} << 20, std::size_t{64} << 20)})[0];
   tbb::enumerable_thread_specific<Tokenizer> tokenizers([&] { return Tokenizer(!options.keep_case); });
   // body(words) for each line of a block; invalid UTF-8 refused with its line and column.
   const auto for_each_line_words = [&](std::span<const std::string_view> lines, std::uint64_t first_line,
@@ -184,6 +237,11 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   std::unordered_map<std::string, std::uint64_t> counts;
   for (const Dictionary& dictionary : dictionaries)
     for (const auto& [w, i] : dictionary.ids) counts[w] += dictionary.counts[i];
+  if (cluster::size() > 1) {  // every rank's counts summed on root
+    const std::vector<std::string> parts = cluster::gather(encode_counts(counts));
+    counts = {};
+    for (const std::string& part : parts) add_counts(part, counts);
+  }
   std::vector<std::pair<std::string, std::uint64_t>> kept;
   std::uint64_t tokens = 0;  // every counted token, for subsampling's frequencies
   for (auto& [w, c] : counts) {
@@ -194,6 +252,20 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
+  if (cluster::size() > 1) {  // root's words, counts and total on every rank
+    std::vector<std::string> words;
+    std::vector<std::uint64_t> numbers;
+    for (auto& [w, c] : kept) {
+      words.push_back(std::move(w));
+      numbers.push_back(c);
+    }
+    numbers.push_back(tokens);
+    words = cluster::broadcast_strings(std::move(words));
+    numbers = cluster::broadcast_values(std::move(numbers));
+    tokens = numbers.back();
+    kept.clear();
+    for (std::size_t i = 0; i < words.size(); ++i) kept.emplace_back(std::move(words[i]), numbers[i]);
+  }
   // Lin's keys hold the relation (2 (window - 1) slots), PPMI's the distance (window - 1).
   const int window = options.window, relations = ppmi ? window - 1 : 2 * (window - 1);
   if (kept.size() > 0xFFFFFFFFull / relations)
@@ -322,6 +394,20 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     }
   }
 
+  KeyCounts* triples = &triples_counted;
+  std::unique_ptr<KeyCounts> merged;  // under mpirun: every rank's triples, on root
+  if (cluster::size() > 1) {
+    std::vector<std::uint64_t> marginals(cells + relations);
+    for (std::size_t i = 0; i < cells; ++i) marginals[i] = column[i].load();
+    for (int r = 0; r < relations; ++r) marginals[cells + r] = total[r].load();
+    cluster::sum(marginals);
+    for (std::size_t i = 0; i < cells; ++i) column[i] = marginals[i];
+    for (int r = 0; r < relations; ++r) total[r] = marginals[cells + r];
+    merge_at_root(triples_counted, merged, budget / 2);
+    if (!cluster::root()) return {};  // root scores the words and writes the model
+    triples = merged.get();
+  }
+
   // The triples in key order: a word's run of triples at a time gives its row marginals
   // ||w1, r, *|| and then the MI of each (formula 3.7), MI > 0 kept.
   Model model;
@@ -393,7 +479,7 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     run.clear();
     ++word;
   };
-  triples_counted.for_each([&](std::uint64_t key, std::uint64_t c) {
+  triples->for_each([&](std::uint64_t key, std::uint64_t c) {
     while (word < (key >> 32)) finish_word();
     run.emplace_back(static_cast<std::uint32_t>(key & 0xFFFFFFFFu), c);
   });

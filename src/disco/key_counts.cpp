@@ -160,6 +160,10 @@ void KeyCounts::add(std::span<std::vector<std::uint64_t>*> batches) {
     if (!run.empty()) push(std::move(run));
 }
 
+void KeyCounts::add_counted(Run run) {
+  if (!run.empty()) push(std::move(run));
+}
+
 void KeyCounts::push(Run run) {
   held_ += run.size();
   runs_.push_back(std::move(run));

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace simkit::disco {
@@ -27,6 +28,9 @@ class KeyCounts {
   void add(std::vector<std::uint64_t>& keys);
   // Counts every batch (each sorted in place by its own thread, then cleared).
   void add(std::span<std::vector<std::uint64_t>*> batches);
+  // Counts a run already counted elsewhere (another rank's): distinct keys ascending,
+  // each with its count.
+  void add_counted(std::vector<std::pair<std::uint64_t, std::uint64_t>> run);
   // Every distinct key with its count, keys ascending. Call once, after the last add().
   void for_each(const std::function<void(std::uint64_t key, std::uint64_t count)>& body);
   std::size_t spills() const noexcept { return spills_.size(); }

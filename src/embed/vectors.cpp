@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "simkit/cluster.hpp"
 #include "simkit/embed.hpp"
 #include "simkit/error.hpp"
 
@@ -72,6 +73,7 @@ Vectors train(const std::vector<std::string>& files, const Options& options, Pro
   const auto start = std::chrono::steady_clock::now();
   const disco::Model model = disco::build(files, counting, progress);
   const double count_s = seconds_since(start);
+  if (!cluster::root()) return {};  // under mpirun: every rank counts, root does the rest
   if (model.size() == 0)
     throw InputError(Location{files.empty() ? "" : files[0]}, "the corpus has no word that could be paired");
   const std::size_t need = options.svd.rank + options.svd.oversampling;

@@ -129,6 +129,27 @@ __global__ void rescore_candidates(const float* __restrict__ queries, const floa
   }
 }
 
+// scores[r][c] = <query r, row rows_of[r][c]> (stored unit rows of type T) in one fixed
+// order whatever the launch: a warp an entry, lane-strided fp32 sums, a shuffle tree.
+template <typename T>
+__global__ void exact_scores(const float* __restrict__ queries, std::size_t dim, const T* __restrict__ rows,
+                             std::size_t stride, const std::uint32_t* __restrict__ rows_of, std::size_t width,
+                             float* __restrict__ scores) {
+  const std::size_t r = blockIdx.x;
+  const int lane = threadIdx.x & 31;
+  const float* q = queries + r * dim;
+  for (std::size_t c = threadIdx.x / 32; c < width; c += blockDim.x / 32) {
+    const std::uint32_t at = rows_of[r * width + c];
+    if (at == kNoIndex) continue;
+    const T* row = rows + static_cast<std::size_t>(at) * stride;
+    float sum = 0;
+    // The query rounded to T as the engine's kernels take it: the products are theirs.
+    for (std::size_t d = lane; d < dim; d += 32) sum += static_cast<float>(static_cast<T>(q[d])) * static_cast<float>(row[d]);
+    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (lane == 0) scores[r * width + c] = sum;
+  }
+}
+
 // scores[q][row] = <model row, query q> for NQ queries, each model row read once.
 // kRows model rows per warp step: their loads are all in flight together.
 template <typename T, int NQ, int kGemvRows>
@@ -435,6 +456,69 @@ GpuIndexPtr make_gpu_index(const Model& model, const SearchOptions& options) {
   return GpuIndexPtr(new GpuIndex(model, options));
 }
 
+namespace {
+
+// The engine's scores come from several kernels (cuBLAS for a batch's first block, the
+// fused filter's rescoring, the small-batch kernel) whose roundings differ, and which
+// kernel meets a row depends on the rows this index holds: a shard of the model under
+// mpirun or --device cuda:all. So every listed row is scored again by exact_scores (the
+// lists asked kExactMargin longer, re-sorted, then cut to k): a row's score is then the
+// same whatever the shards, and one GPU and several give the same output byte for byte.
+constexpr std::size_t kExactMargin = 8;
+
+TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLists& listed, std::size_t k) {
+  const std::size_t queries = listed.rows, width = listed.k, dim = index.model.dim;
+  const std::size_t elem = element_bytes(index.precision);
+  // The rows each entry reads: the resident rows themselves, or (a model streamed through
+  // the GPU) the listed rows gathered here and made unit rows as the engine makes them.
+  std::vector<std::uint32_t> rows_of = listed.indices;
+  cuda::DeviceBuffer<std::byte> gathered;
+  cuda::Stream stream;
+  if (!index.resident) {
+    std::vector<float> rows, norms;
+    std::uint32_t next = 0;
+    for (std::uint32_t& at : rows_of) {
+      if (at == kNoIndex) continue;
+      rows.insert(rows.end(), index.model.vectors + std::size_t{at} * dim, index.model.vectors + (std::size_t{at} + 1) * dim);
+      norms.push_back(index.model.norms[at]);
+      at = next++;
+    }
+    gathered = cuda::DeviceBuffer<std::byte>(std::max<std::size_t>(next, 1) * index.stride * elem);
+    if (next > 0) index.convert_rows(rows.data(), next, norms.data(), gathered.get(), index.staging_b, stream.get());
+    stream.sync();  // (rows and norms are pageable: copied before they go)
+  }
+  const cuda::DeviceBuffer<float> dev_queries = cuda::to_device(directions, queries * dim);
+  const cuda::DeviceBuffer<std::uint32_t> dev_rows = cuda::to_device(rows_of.data(), rows_of.size());
+  cuda::DeviceBuffer<float> dev_scores(std::max<std::size_t>(rows_of.size(), 1));
+  index.with_type([&](auto tag) {
+    using T = decltype(tag);
+    const auto* rows = reinterpret_cast<const T*>(index.resident ? index.vectors.get() : gathered.get());
+    exact_scores<T><<<static_cast<unsigned>(queries), 256, 0, stream.get()>>>(
+        dev_queries.get(), dim, rows, index.stride, dev_rows.get(), width, dev_scores.get());
+  });
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  std::vector<float> scores(rows_of.size());
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(scores.data(), dev_scores.get(), scores.size() * sizeof(float),
+                                    cudaMemcpyDeviceToHost, stream.get()));
+  stream.sync();
+  TopKLists out(queries, k);
+  std::vector<std::pair<float, std::uint32_t>> entries;
+  for (std::size_t r = 0; r < queries; ++r) {
+    entries.clear();
+    for (std::size_t c = 0; c < listed.filled(r); ++c)
+      entries.emplace_back(scores[r * width + c], listed.indices[r * width + c]);
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return ranks_before(a.first, a.second, b.first, b.second); });
+    for (std::size_t c = 0; c < std::min(k, entries.size()); ++c) {
+      out.scores[r * k + c] = entries[c].first;
+      out.indices[r * k + c] = entries[c].second;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 TopKLists search_gpu(GpuIndex& index, const float* directions, std::size_t queries, std::size_t k,
                      double* device_ms) {
   cuda::DeviceGuard guard(index.device);
@@ -444,12 +528,12 @@ TopKLists search_gpu(GpuIndex& index, const float* directions, std::size_t queri
   PairwiseJob job;
   job.rows_a = queries;
   job.rows_b = index.model.rows;
-  job.k = k;
+  job.k = k + kExactMargin;
   job.memory_budget = index.work_budget;
-  TopKLists found = index.engine.run(job, index).topk;
+  const TopKLists listed = index.engine.run(job, index).topk;
   index.directions = nullptr;
   if (device_ms != nullptr) *device_ms = index.engine.last_ms();
-  return found;
+  return in_exact_order(index, directions, listed, k);
 }
 
 double gpu_setup_ms(const GpuIndex& index) { return index.setup; }

@@ -60,6 +60,43 @@ TEST(ClusterCli, DiscoAllPairsEqualOneProcess) {
                            "--features", "300"});
 }
 
+// disco build and embed count a piece of the corpus in N on each rank (here five files, so
+// five pieces, shared unevenly by 2 and 3 ranks); root's model is byte for byte one
+// process's, whatever the measure, subsampling or counting budget (a small one spills).
+TEST(ClusterCli, DiscoBuildAndEmbedEqualOneProcess) {
+  SIMKIT_REQUIRE_MPI();
+  const test::TempDir dir;
+  const std::vector<std::string> lines =
+      test::lines_of(test::read_file(test::source_dir() / "data/samples/postings/brown-sample.txt"));
+  std::vector<std::string> corpus;
+  for (std::size_t part = 0; part < 5; ++part) {
+    std::string text;
+    for (std::size_t i = lines.size() * part / 5; i < lines.size() * (part + 1) / 5; ++i) text += lines[i] + "\n";
+    corpus.push_back((dir / ("part" + std::to_string(part) + ".txt")).string());
+    test::write_file(corpus.back(), text);
+  }
+  const auto with_corpus = [&](std::vector<std::string> args, const std::string& output) {
+    args.insert(args.begin() + (args[0] == "disco" ? 2 : 1), corpus.begin(), corpus.end());
+    args.insert(args.end(), {"-o", output});
+    return args;
+  };
+  const std::vector<std::vector<std::string>> jobs = {
+      {"disco", "build", "--words", "2000"},
+      {"disco", "build", "--measure", "ppmi", "--subsample", "1e-3", "--memory-budget", "1M"},
+      {"embed", "--dim", "16", "--to", "glove"}};
+  for (const std::vector<std::string>& job : jobs) {
+    const test::RunResult alone = test::run_simkit(with_corpus(job, (dir / "alone").string()));
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    const std::string want = test::read_file(dir / "alone");
+    ASSERT_GT(want.size(), 1000u);
+    for (const int ranks : {2, 3}) {
+      const test::RunResult r = test::run_simkit_mpi(ranks, with_corpus(job, (dir / "ranks").string()));
+      ASSERT_EQ(r.exit_code, 0) << job[0] << " " << job[1] << ", " << ranks << " ranks: " << r.err;
+      EXPECT_TRUE(test::read_file(dir / "ranks") == want) << job[0] << " " << job[1] << ", " << ranks << " ranks";
+    }
+  }
+}
+
 TEST(ClusterCli, DedupEqualOneProcess) {
   SIMKIT_REQUIRE_MPI();
   const std::string boost = (test::source_dir() / "data/samples/boost").string();

@@ -145,17 +145,19 @@ std::string simkit_command(const std::vector<std::string>& args) {
 
 // The MPI launcher found at build time (SIMKIT_MPIEXEC may name another), with what it
 // needs in a test: running as root (containers, CI), more ranks than cores, shared-memory
-// transport without the cross-process copies some sandboxes forbid, and quiet about the
-// exit codes (the tests read them). Under ASan the ranks skip the leak check: OpenMPI
-// unloads its components before LeakSanitizer reports what they kept, so their blocks
-// come from "<unknown module>" and no suppression can name them. The same simkit code
-// is leak-checked in every single-process test, where cluster::start skips MPI.
+// transport without the cross-process copies some sandboxes forbid, ranks bound to no
+// core (each sees the cores one process would: OpenBLAS's sums, as in embed's SVD,
+// follow its thread count), and quiet about the exit codes (the tests read them).
+// Under ASan the ranks skip the leak check: OpenMPI unloads its components before
+// LeakSanitizer reports what they kept, so their blocks come from "<unknown module>" and
+// no suppression can name them. The same simkit code is leak-checked in every
+// single-process test, where cluster::start skips MPI.
 std::string launcher() {
   const char* env = std::getenv("SIMKIT_MPIEXEC");
   const std::string exe = env != nullptr && *env != '\0' ? env : SIMKIT_MPIEXEC;
   return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
          "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" " +
-         shell_quote(exe) + " --oversubscribe -q";
+         shell_quote(exe) + " --oversubscribe --bind-to none -q";
 }
 
 }  // namespace

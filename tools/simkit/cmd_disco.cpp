@@ -55,7 +55,7 @@ int run_build(const BuildOptions& options) {
     Progress progress("counting", 2 * bytes, "B");  // two passes
     model = disco::build(files, build, &progress);
   }
-  if (model.size() == 0)
+  if (cluster::root() && model.size() == 0)  // (the other ranks' counts went to root)
     throw InputError(Location{files.size() == 1 ? files[0] : options.corpus[0]},
                      "the corpus has no word that could be paired (empty, or only stop words)");
   if (cluster::root()) disco::write_model(model, options.output);

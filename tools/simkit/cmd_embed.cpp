@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/embed.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -71,6 +72,7 @@ int run_embed(EmbedOptions& options) {
     Progress progress("counting", 2 * bytes, "B");  // two passes
     vectors = embed::train(files, embed, &progress, &timings);
   }
+  if (!cluster::root()) return kExitOk;  // under mpirun: the counts went to root, which does the rest
   const auto write_start = std::chrono::steady_clock::now();
   neighbors::save_model(embed::as_model(vectors), options.output, to, nullptr,
                         to == neighbors::Format::Npy ? words_path(options) : "");
