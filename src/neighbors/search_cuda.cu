@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <type_traits>
 
 #include "core/cuda/check.hpp"
 #include "engine/cuda/dot_candidates.hpp"
@@ -257,6 +259,13 @@ struct GpuIndex final : gpu::BlockScorer {
   } staging_a, staging_b;
   std::size_t work_budget = 0;             // bytes left for the engine (0 = automatic)
   cuda::PinnedBuffer<float> pinned_directions;  // the batch, so its upload is asynchronous
+  // The final rescoring's inputs and outputs (in_exact_order), kept between batches.
+  struct Exact {
+    cuda::DeviceBuffer<float> queries, scores;
+    cuda::DeviceBuffer<std::uint32_t> rows;
+    cuda::DeviceBuffer<std::byte> gathered;  // a streamed model's listed rows
+    std::optional<cuda::Stream> stream;
+  } exact;
   cublasHandle_t cublas = nullptr;
   gpu::Engine engine;
   const float* directions = nullptr;       // the batch being searched (host)
@@ -469,11 +478,18 @@ constexpr std::size_t kExactMargin = 8;
 TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLists& listed, std::size_t k) {
   const std::size_t queries = listed.rows, width = listed.k, dim = index.model.dim;
   const std::size_t elem = element_bytes(index.precision);
+  GpuIndex::Exact& exact = index.exact;
+  if (!exact.stream) exact.stream.emplace();
+  const cudaStream_t stream = exact.stream->get();
+  const auto fit = [&](auto& buffer, std::size_t count) {
+    if (buffer.size() < count) {
+      buffer.reset();
+      buffer = std::remove_reference_t<decltype(buffer)>(count);
+    }
+  };
   // The rows each entry reads: the resident rows themselves, or (a model streamed through
   // the GPU) the listed rows gathered here and made unit rows as the engine makes them.
   std::vector<std::uint32_t> rows_of = listed.indices;
-  cuda::DeviceBuffer<std::byte> gathered;
-  cuda::Stream stream;
   if (!index.resident) {
     std::vector<float> rows, norms;
     std::uint32_t next = 0;
@@ -483,24 +499,28 @@ TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLis
       norms.push_back(index.model.norms[at]);
       at = next++;
     }
-    gathered = cuda::DeviceBuffer<std::byte>(std::max<std::size_t>(next, 1) * index.stride * elem);
-    if (next > 0) index.convert_rows(rows.data(), next, norms.data(), gathered.get(), index.staging_b, stream.get());
-    stream.sync();  // (rows and norms are pageable: copied before they go)
+    fit(exact.gathered, std::max<std::size_t>(next, 1) * index.stride * elem);
+    if (next > 0) index.convert_rows(rows.data(), next, norms.data(), exact.gathered.get(), index.staging_b, stream);
+    SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream));  // (rows and norms are pageable, and go now)
   }
-  const cuda::DeviceBuffer<float> dev_queries = cuda::to_device(directions, queries * dim);
-  const cuda::DeviceBuffer<std::uint32_t> dev_rows = cuda::to_device(rows_of.data(), rows_of.size());
-  cuda::DeviceBuffer<float> dev_scores(std::max<std::size_t>(rows_of.size(), 1));
+  fit(exact.queries, queries * dim);
+  fit(exact.rows, rows_of.size());
+  fit(exact.scores, rows_of.size());
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(exact.queries.get(), directions, queries * dim * sizeof(float),
+                                    cudaMemcpyHostToDevice, stream));
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(exact.rows.get(), rows_of.data(), rows_of.size() * sizeof(std::uint32_t),
+                                    cudaMemcpyHostToDevice, stream));
   index.with_type([&](auto tag) {
     using T = decltype(tag);
-    const auto* rows = reinterpret_cast<const T*>(index.resident ? index.vectors.get() : gathered.get());
-    exact_scores<T><<<static_cast<unsigned>(queries), 256, 0, stream.get()>>>(
-        dev_queries.get(), dim, rows, index.stride, dev_rows.get(), width, dev_scores.get());
+    const auto* rows = reinterpret_cast<const T*>(index.resident ? index.vectors.get() : exact.gathered.get());
+    exact_scores<T><<<static_cast<unsigned>(queries), 256, 0, stream>>>(exact.queries.get(), dim, rows, index.stride,
+                                                                          exact.rows.get(), width, exact.scores.get());
   });
   SIMKIT_CUDA_CHECK_LAUNCH();
   std::vector<float> scores(rows_of.size());
-  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(scores.data(), dev_scores.get(), scores.size() * sizeof(float),
-                                    cudaMemcpyDeviceToHost, stream.get()));
-  stream.sync();
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(scores.data(), exact.scores.get(), scores.size() * sizeof(float),
+                                    cudaMemcpyDeviceToHost, stream));
+  SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   TopKLists out(queries, k);
   std::vector<std::pair<float, std::uint32_t>> entries;
   for (std::size_t r = 0; r < queries; ++r) {
