@@ -64,7 +64,8 @@ if [ -f .gpu/mpi.tar.xz ]; then
   export OPAL_PREFIX="$stage/mpi/usr" PATH="$stage/mpi/usr/bin:$PATH"
   export LD_LIBRARY_PATH="$stage/mpi/usr/lib/x86_64-linux-gnu/openmpi/lib:$stage/mpi/usr/lib/x86_64-linux-gnu:$stage/mpi/usr/lib/x86_64-linux-gnu/libfabric:$LD_LIBRARY_PATH"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 \
-    OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mca_base_component_show_load_errors=0
+    OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mca_base_component_show_load_errors=0 \
+    PMIX_MCA_pcompress_base_silence_warning=1  # (the staged PMIx finds no zlib plugin: a notice a run)
   export SIMKIT_MPIEXEC="$stage/mpi/usr/bin/mpirun"
 fi
 summary=()

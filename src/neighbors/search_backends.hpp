@@ -11,6 +11,17 @@
 
 namespace simkit::neighbors::detail {
 
+// The engine's scores come from kernels whose rounding depends on the shapes they are
+// given (BLAS's blocking, cuBLAS's choice of kernel, which block of a batch a row falls
+// in), and the shapes depend on the rows an index holds: a shard of the model under mpirun
+// or --device cuda:all. So both back ends ask the engine for kExactMargin more rows than
+// wanted, score every listed row again in one fixed order, and keep the first k in that
+// order (in_final_order): a row's score is then the same whatever the shards, and one
+// process (or GPU) and several give the same output byte for byte.
+inline constexpr std::size_t kExactMargin = 8;
+// listed's entries (scores: their exact scores, in listed's layout) re-sorted, k kept.
+TopKLists in_final_order(const TopKLists& listed, const std::vector<float>& scores, std::size_t k);
+
 // CPU: multi-threaded BLAS scoring through the pairwise engine.
 struct CpuIndex {
   const Model* model = nullptr;

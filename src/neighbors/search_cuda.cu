@@ -467,14 +467,7 @@ GpuIndexPtr make_gpu_index(const Model& model, const SearchOptions& options) {
 
 namespace {
 
-// The engine's scores come from several kernels (cuBLAS for a batch's first block, the
-// fused filter's rescoring, the small-batch kernel) whose roundings differ, and which
-// kernel meets a row depends on the rows this index holds: a shard of the model under
-// mpirun or --device cuda:all. So every listed row is scored again by exact_scores (the
-// lists asked kExactMargin longer, re-sorted, then cut to k): a row's score is then the
-// same whatever the shards, and one GPU and several give the same output byte for byte.
-constexpr std::size_t kExactMargin = 8;
-
+// Every listed row scored again by exact_scores (see kExactMargin).
 TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLists& listed, std::size_t k) {
   const std::size_t queries = listed.rows, width = listed.k, dim = index.model.dim;
   const std::size_t elem = element_bytes(index.precision);
@@ -521,20 +514,7 @@ TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLis
   SIMKIT_CUDA_CHECK(cudaMemcpyAsync(scores.data(), exact.scores.get(), scores.size() * sizeof(float),
                                     cudaMemcpyDeviceToHost, stream));
   SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  TopKLists out(queries, k);
-  std::vector<std::pair<float, std::uint32_t>> entries;
-  for (std::size_t r = 0; r < queries; ++r) {
-    entries.clear();
-    for (std::size_t c = 0; c < listed.filled(r); ++c)
-      entries.emplace_back(scores[r * width + c], listed.indices[r * width + c]);
-    std::sort(entries.begin(), entries.end(),
-              [](const auto& a, const auto& b) { return ranks_before(a.first, a.second, b.first, b.second); });
-    for (std::size_t c = 0; c < std::min(k, entries.size()); ++c) {
-      out.scores[r * k + c] = entries[c].first;
-      out.indices[r * k + c] = entries[c].second;
-    }
-  }
-  return out;
+  return in_final_order(listed, scores, k);
 }
 
 }  // namespace
