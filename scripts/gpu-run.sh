@@ -3,8 +3,8 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [embed] [lvq] [cca] [gemm] [python] [cluster] [lvq-dist] [extra] [sweep]
-#   (default: tests sanitize bench dedup postings disco embed lvq cca gemm python; cluster and lvq-dist need two GPUs or more)
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [embed] [lvq] [cca] [gemm] [python] [cluster] [cluster-sanitize] [lvq-dist] [extra] [sweep]
+#   (default: tests sanitize bench dedup postings disco embed lvq cca gemm python; cluster, cluster-sanitize and lvq-dist need two GPUs or more)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
@@ -285,6 +285,15 @@ if [[ " $parts " == *" cluster "* ]]; then
   [ "$status" -eq 0 ] || failed=1
   cat "$out/distributed.txt"
   cp "$out/distributed/distributed.tsv" "$out/distributed/distributed_summary.txt" "$final/" 2>/dev/null
+fi
+
+if [[ " $parts " == *" cluster-sanitize "* ]]; then
+  # compute-sanitizer memcheck over the multi-GPU jobs (cuda:all and mpirun), every process.
+  timeout "$step_timeout" bash scripts/gpu-cluster-memcheck.sh > "$out/cluster_memcheck.txt" 2>&1
+  status=$?
+  note "memcheck of the multi-GPU jobs: exit $status"
+  [ "$status" -eq 0 ] || failed=1
+  cat "$out/cluster_memcheck.txt"
 fi
 
 if [[ " $parts " == *" extra "* ]] && [ -n "${GPU_EXTRA:-}" ]; then

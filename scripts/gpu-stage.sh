@@ -58,7 +58,8 @@ strip --strip-unneeded .gpu/bin/*
 # NCCL is the GPU machine's own.
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libcuda|libcublas|libcudart|libcusolver|libcusparse|libnvJitLink|libnccl|libmpi|libopen-(pal|rte)|libpmix|libhwloc|libevent|libfabric|libucx|libuc[mpst]|libibverbs|librdmacm|libnl-|libpsm|libnuma|libltdl|libmunge)'
 for bin in .gpu/bin/* .gpu/python/simkit/_simkit*.so; do
-  [ -e "$bin" ] && ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
+  [ -e "$bin" ] || continue  # (no Python part staged)
+  ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   if ! [[ "$name" =~ $skip ]]; then cp -L "$path" ".gpu/lib/$name"; fi
 done

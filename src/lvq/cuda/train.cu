@@ -281,10 +281,13 @@ class Worker {
     sorted_keys_ = cuda::DeviceBuffer<std::uint32_t>(2 * batch);
     entries_ = cuda::DeviceBuffer<std::uint32_t>(2 * batch);
     sorted_entries_ = cuda::DeviceBuffer<std::uint32_t>(2 * batch);
-    coefficients_ = cuda::DeviceBuffer<float>(2 * data.rows);
-    keys_ = cuda::DeviceBuffer<std::uint32_t>(2 * data.rows);
-    losses_ = cuda::DeviceBuffer<float>(data.rows);
-    errors_ = cuda::DeviceBuffer<std::uint8_t>(data.rows);
+    // 16 bytes past each end: NCCL reads the buffers it sums in 16-byte units, a batch's
+    // last unit reaching past its end (compute-sanitizer reports a read past the
+    // allocation otherwise).
+    coefficients_ = cuda::DeviceBuffer<float>(2 * data.rows + 4);
+    keys_ = cuda::DeviceBuffer<std::uint32_t>(2 * data.rows + 4);
+    losses_ = cuda::DeviceBuffer<float>(data.rows + 4);
+    errors_ = cuda::DeviceBuffer<std::uint8_t>(data.rows + 16);
     iota<<<blocks_for(2 * batch, 256), 256, 0, stream_.get()>>>(entries_.get(), 2 * batch);
     SIMKIT_CUDA_CHECK_LAUNCH();
     key_bits_ = 1;
