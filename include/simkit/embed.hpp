@@ -66,7 +66,7 @@ struct Options {
 };
 
 // The defaults `simkit embed` uses (docs/embed.md: each chosen on the public gold
-// standards): window 6 (five words each side), distance weights, alpha 0.75, ...
+// standards): window 6 (five words each side), distance weights, alpha 1, min count 2, ...
 Options default_options();
 
 struct Vectors {

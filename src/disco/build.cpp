@@ -119,12 +119,13 @@ void add_counts(std::string_view bytes, std::unordered_map<std::string, std::uin
 
 // Every rank's sorted (key, count) runs into root's `into`, in rounds of at most
 // kPairsARound pairs a rank (each round's messages stay far below MPI's 2 GiB).
-void merge_at_root(KeyCounts& mine, std::unique_ptr<KeyCounts>& into, std::size_t budget) {
+void merge_at_root(KeyCounts& mine, std::unique_ptr<KeyCounts>& into, std::size_t budget,
+                   const std::vector<std::uint64_t>& bounds) {
   using Pair = std::pair<std::uint64_t, std::uint64_t>;
   constexpr std::size_t kPairsARound = std::size_t{1} << 22;
   std::vector<Pair> pairs;
   mine.for_each([&](std::uint64_t key, std::uint64_t count) { pairs.emplace_back(key, count); });
-  if (cluster::root()) into = std::make_unique<KeyCounts>(budget);
+  if (cluster::root()) into = std::make_unique<KeyCounts>(budget, bounds);
   const std::uint64_t rounds = cluster::max((pairs.size() + kPairsARound - 1) / kPairsARound);
   for (std::uint64_t r = 0; r < rounds; ++r) {
     const std::size_t first = std::min(pairs.size(), r * kPairsARound);
@@ -137,6 +138,23 @@ void merge_at_root(KeyCounts& mine, std::unique_ptr<KeyCounts>& into, std::size_
       into->add_counted(std::move(run));
     }
   }
+}
+
+// Where the triples' partitions start (KeyCounts): at words, so that a word's triples
+// stay together, about equal in tokens (a word's triples grow with its count) among the
+// first n words of `kept` (most frequent first), four partitions a thread.
+std::vector<std::uint64_t> partition_bounds(const std::vector<std::pair<std::string, std::uint64_t>>& kept,
+                                            std::size_t n) {
+  const std::size_t parts = 4 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+  std::uint64_t tokens = 0;
+  for (std::size_t w = 0; w < n; ++w) tokens += kept[w].second;
+  std::vector<std::uint64_t> bounds;
+  std::uint64_t seen = 0;
+  for (std::size_t w = 0; w + 1 < n; ++w) {
+    seen += kept[w].second;
+    if (seen * parts >= (bounds.size() + 1) * tokens) bounds.push_back(std::uint64_t{w + 1} << 32);
+  }
+  return bounds;
 }
 
 }  // namespace
@@ -301,7 +319,15 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   const std::size_t cells = kept.size() * (ppmi ? 1 : relations);
   std::vector<std::atomic<std::uint64_t>> column(cells);
   std::vector<std::atomic<std::uint64_t>> total(relations);
-  KeyCounts triples_counted(budget / 2);
+  // Each thread sums the marginals in arrays of its own where they fit an eighth of the
+  // budget (the most frequent words' cells would bounce between the cores' caches).
+  const bool local_marginals =
+      (cells + relations) * sizeof(std::uint64_t) * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()) <=
+      budget / 8;
+  tbb::enumerable_thread_specific<std::vector<std::uint64_t>> marginals_of_thread(
+      [&] { return std::vector<std::uint64_t>(local_marginals ? cells + relations : 0); });
+  const std::vector<std::uint64_t> bounds = partition_bounds(kept, n);
+  KeyCounts triples_counted(budget / 2, bounds);
   {
     // One sentence's words by position (-1: a stop or rare word, which keeps its place):
     // subsampling, then every pair within the window, into `mine` and the marginals.
@@ -309,6 +335,15 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     const auto count_sentence = [&](std::span<const std::int64_t> words, std::uint64_t file_hash,
                                     std::uint64_t line, std::vector<std::int64_t>& ids,
                                     std::vector<std::uint64_t>& mine) {
+      std::uint64_t* local = local_marginals ? marginals_of_thread.local().data() : nullptr;
+      const auto add_column = [&](std::size_t cell, std::uint64_t w) {
+        if (local != nullptr) local[cell] += w;
+        else column[cell].fetch_add(w, std::memory_order_relaxed);
+      };
+      const auto add_total = [&](int slot) {
+        if (local != nullptr) ++local[cells + static_cast<std::size_t>(slot)];
+        else total[static_cast<std::size_t>(slot)].fetch_add(1, std::memory_order_relaxed);
+      };
       ids.clear();
       for (std::size_t p = 0; p < words.size(); ++p) {
         const std::int64_t w = words[p];
@@ -326,17 +361,17 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
           const auto a = static_cast<std::uint64_t>(ids[i]), c = static_cast<std::uint64_t>(ids[i + d]);
           if (ppmi) {
             const std::uint64_t w = weight(d);
-            column[c].fetch_add(w, std::memory_order_relaxed);
-            column[a].fetch_add(w, std::memory_order_relaxed);
+            add_column(c, w);
+            add_column(a, w);
             if (a < n) mine.push_back(a << 32 | (c * relations + (d - 1)));
             if (c < n) mine.push_back(c << 32 | (a * relations + (d - 1)));
             continue;
           }
           const int forward = slot_of(d, window), backward = slot_of(-d, window);
-          column[c * relations + forward].fetch_add(1, std::memory_order_relaxed);
-          total[forward].fetch_add(1, std::memory_order_relaxed);
-          column[a * relations + backward].fetch_add(1, std::memory_order_relaxed);
-          total[backward].fetch_add(1, std::memory_order_relaxed);
+          add_column(c * relations + forward, 1);
+          add_total(forward);
+          add_column(a * relations + backward, 1);
+          add_total(backward);
           if (a < n) mine.push_back(a << 32 | (c * relations + forward));
           if (c < n) mine.push_back(c << 32 | (a * relations + backward));
         }
@@ -394,6 +429,14 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     }
   }
 
+  if (local_marginals)
+    for (const std::vector<std::uint64_t>& local : marginals_of_thread)
+      tbb::parallel_for(std::size_t{0}, cells + relations, [&](std::size_t i) {
+        if (i < cells) column[i].fetch_add(local[i], std::memory_order_relaxed);
+        else total[i - cells].fetch_add(local[i], std::memory_order_relaxed);
+      });
+  marginals_of_thread.clear();
+
   KeyCounts* triples = &triples_counted;
   std::unique_ptr<KeyCounts> merged;  // under mpirun: every rank's triples, on root
   if (cluster::size() > 1) {
@@ -403,13 +446,14 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     cluster::sum(marginals);
     for (std::size_t i = 0; i < cells; ++i) column[i] = marginals[i];
     for (int r = 0; r < relations; ++r) total[r] = marginals[cells + r];
-    merge_at_root(triples_counted, merged, budget / 2);
+    merge_at_root(triples_counted, merged, budget / 2, bounds);
     if (!cluster::root()) return {};  // root scores the words and writes the model
     triples = merged.get();
   }
 
   // The triples in key order: a word's run of triples at a time gives its row marginals
-  // ||w1, r, *|| and then the MI of each (formula 3.7), MI > 0 kept.
+  // ||w1, r, *|| and then the MI of each (formula 3.7), MI > 0 kept. The partitions (whole
+  // words each) are scored in parallel when nothing was spilled, then joined in order.
   Model model;
   model.measure = options.measure;
   if (ppmi) model.ppmi = options.ppmi;
@@ -421,24 +465,6 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     model.words.push_back(kept[i].first);
     model.counts.push_back(kept[i].second);
   }
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> run;  // one word's (feature, count)
-  std::vector<std::uint64_t> row(relations);
-  std::size_t word = 0;
-  const auto finish_lin = [&] {
-    std::fill(row.begin(), row.end(), 0);
-    for (const auto& [feature, c] : run) row[feature % relations] += c;
-    for (const auto& [feature, c] : run) {
-      const int slot = static_cast<int>(feature % relations);
-      const double mi =
-          std::log(static_cast<double>(c) * static_cast<double>(total[slot].load()) /
-                   (static_cast<double>(row[slot]) *
-                    static_cast<double>(column[std::size_t{feature / relations} * relations + slot].load())));
-      if (mi > 0) {
-        model.features.push_back(feature);
-        model.mi.push_back(static_cast<float>(mi));
-      }
-    }
-  };
   // PPMI: ln of sum_c #(c)^alpha, and alpha ln #(c) for each context.
   std::vector<double> context_term;
   double smoothed_total = 0;
@@ -452,38 +478,87 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     }
     smoothed_total = std::log(sum) - std::log(options.ppmi.shift);
   }
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> contexts;  // one word's (context, weighted count)
-  const auto finish_ppmi = [&] {
-    contexts.clear();
-    std::uint64_t row_sum = 0;
-    for (const auto& [key, c] : run) {  // keys ascending: a context's distances side by side
-      const auto context = static_cast<std::uint32_t>(key / relations);
-      const std::uint64_t counted = c * weight(static_cast<int>(key % relations) + 1);
-      if (contexts.empty() || contexts.back().first != context) contexts.emplace_back(context, 0);
-      contexts.back().second += counted;
-      row_sum += counted;
-    }
-    const double row_term = std::log(static_cast<double>(row_sum));
-    for (const auto& [context, c] : contexts) {
-      const double pmi = std::log(static_cast<double>(c)) + smoothed_total - row_term - context_term[context];
-      if (pmi > 0) {
-        model.features.push_back(context);
-        model.mi.push_back(static_cast<float>(pmi));
+  struct Rows {  // the rows of words [first, end): features, scores, each row's size
+    std::vector<std::uint32_t> features;
+    std::vector<float> mi;
+    std::vector<std::uint64_t> sizes;
+  };
+  // Scores words [first, end) from their triples, which each(body) gives in key order.
+  const auto score_words = [&](std::size_t first, std::size_t end, auto&& each) {
+    Rows out;
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> run;  // one word's (feature, count)
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> contexts;  // PPMI: (context, weighted count)
+    std::vector<std::uint64_t> row(relations);
+    const auto finish_lin = [&] {
+      std::fill(row.begin(), row.end(), 0);
+      for (const auto& [feature, c] : run) row[feature % relations] += c;
+      for (const auto& [feature, c] : run) {
+        const int slot = static_cast<int>(feature % relations);
+        const double mi =
+            std::log(static_cast<double>(c) * static_cast<double>(total[slot].load()) /
+                     (static_cast<double>(row[slot]) *
+                      static_cast<double>(column[std::size_t{feature / relations} * relations + slot].load())));
+        if (mi > 0) {
+          out.features.push_back(feature);
+          out.mi.push_back(static_cast<float>(mi));
+        }
       }
-    }
+    };
+    const auto finish_ppmi = [&] {
+      contexts.clear();
+      std::uint64_t row_sum = 0;
+      for (const auto& [key, c] : run) {  // keys ascending: a context's distances side by side
+        const auto context = static_cast<std::uint32_t>(key / relations);
+        const std::uint64_t counted = c * weight(static_cast<int>(key % relations) + 1);
+        if (contexts.empty() || contexts.back().first != context) contexts.emplace_back(context, 0);
+        contexts.back().second += counted;
+        row_sum += counted;
+      }
+      const double row_term = std::log(static_cast<double>(row_sum));
+      for (const auto& [context, c] : contexts) {
+        const double pmi = std::log(static_cast<double>(c)) + smoothed_total - row_term - context_term[context];
+        if (pmi > 0) {
+          out.features.push_back(context);
+          out.mi.push_back(static_cast<float>(pmi));
+        }
+      }
+    };
+    std::size_t word = first, before = 0;
+    const auto finish_word = [&] {
+      if (ppmi) finish_ppmi();
+      else finish_lin();
+      out.sizes.push_back(out.features.size() - before);
+      before = out.features.size();
+      run.clear();
+      ++word;
+    };
+    each([&](std::uint64_t key, std::uint64_t c) {
+      while (word < (key >> 32)) finish_word();
+      run.emplace_back(static_cast<std::uint32_t>(key & 0xFFFFFFFFu), c);
+    });
+    while (word < end) finish_word();
+    return out;
   };
-  const auto finish_word = [&] {
-    if (ppmi) finish_ppmi();
-    else finish_lin();
-    model.offsets.push_back(model.features.size());
-    run.clear();
-    ++word;
-  };
-  triples->for_each([&](std::uint64_t key, std::uint64_t c) {
-    while (word < (key >> 32)) finish_word();
-    run.emplace_back(static_cast<std::uint32_t>(key & 0xFFFFFFFFu), c);
-  });
-  while (word < n) finish_word();
+  std::vector<Rows> parts;
+  if (triples->spills() == 0 && triples->partitions() == bounds.size() + 1) {
+    parts.resize(triples->partitions());
+    tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t p) {
+      const std::size_t first = p == 0 ? 0 : bounds[p - 1] >> 32, end = p < bounds.size() ? bounds[p] >> 32 : n;
+      parts[p] = score_words(first, end, [&](auto&& body) { triples->for_each_in(p, body); });
+    });
+  } else {
+    parts.push_back(score_words(0, n, [&](auto&& body) { triples->for_each(body); }));
+  }
+  std::size_t values = 0;
+  for (const Rows& part : parts) values += part.features.size();
+  model.features.reserve(values);
+  model.mi.reserve(values);
+  for (Rows& part : parts) {
+    for (const std::uint64_t size : part.sizes) model.offsets.push_back(model.offsets.back() + size);
+    model.features.insert(model.features.end(), part.features.begin(), part.features.end());
+    model.mi.insert(model.mi.end(), part.mi.begin(), part.mi.end());
+    part = {};
+  }
   compute_sums(model);
   make_dense(model, options.features);
   return model;

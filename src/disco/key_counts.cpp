@@ -4,12 +4,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <queue>
+#include <span>
 #include <utility>
 #include <string>
 
@@ -73,7 +75,7 @@ void radix_sort(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& sc
 }
 
 // A sorted batch as (key, count) pairs.
-std::vector<Pair> count_sorted(const std::vector<std::uint64_t>& keys) {
+std::vector<Pair> count_sorted(std::span<const std::uint64_t> keys) {
   std::vector<Pair> run;
   for (std::size_t i = 0; i < keys.size();) {
     std::size_t j = i;
@@ -82,6 +84,20 @@ std::vector<Pair> count_sorted(const std::vector<std::uint64_t>& keys) {
     i = j;
   }
   return run;
+}
+
+// Where each partition starts in `sorted` (ascending keys, or pairs by key): P + 1 places.
+template <typename T, typename Key>
+std::vector<std::size_t> partition_starts(const std::vector<T>& sorted, const std::vector<std::uint64_t>& bounds,
+                                          Key key) {
+  std::vector<std::size_t> starts{0};
+  for (const std::uint64_t bound : bounds)
+    starts.push_back(static_cast<std::size_t>(
+        std::partition_point(sorted.begin() + static_cast<std::ptrdiff_t>(starts.back()), sorted.end(),
+                             [&](const T& x) { return key(x) < bound; }) -
+        sorted.begin()));
+  starts.push_back(sorted.size());
+  return starts;
 }
 
 // A source of sorted pairs for the k-way merge: a run in memory or a spill file.
@@ -139,7 +155,8 @@ struct KeyCounts::File {
   }
 };
 
-KeyCounts::KeyCounts(std::size_t budget_bytes) : budget_(std::max<std::size_t>(budget_bytes, 1 << 20)) {}
+KeyCounts::KeyCounts(std::size_t budget_bytes, std::vector<std::uint64_t> bounds)
+    : budget_(std::max<std::size_t>(budget_bytes, 1 << 20)), bounds_(std::move(bounds)), runs_(bounds_.size() + 1) {}
 
 KeyCounts::~KeyCounts() = default;
 
@@ -149,31 +166,44 @@ void KeyCounts::add(std::vector<std::uint64_t>& keys) {
 }
 
 void KeyCounts::add(std::span<std::vector<std::uint64_t>*> batches) {
-  std::vector<Run> runs(batches.size());
+  // Each batch sorted by its own thread and cut at the partitions' bounds; partition p
+  // gets one run of each batch's slice.
+  std::vector<std::vector<Run>> parts(batches.size());
   tbb::enumerable_thread_specific<std::vector<std::uint64_t>> scratch;
   tbb::parallel_for(std::size_t{0}, batches.size(), [&](std::size_t b) {
-    radix_sort(*batches[b], scratch.local());
-    runs[b] = count_sorted(*batches[b]);
-    batches[b]->clear();
+    std::vector<std::uint64_t>& keys = *batches[b];
+    radix_sort(keys, scratch.local());
+    const std::vector<std::size_t> starts = partition_starts(keys, bounds_, [](std::uint64_t k) { return k; });
+    for (std::size_t p = 0; p < runs_.size(); ++p)
+      parts[b].push_back(count_sorted(std::span<const std::uint64_t>(keys).subspan(starts[p], starts[p + 1] - starts[p])));
+    keys.clear();
   });
-  for (Run& run : runs)
-    if (!run.empty()) push(std::move(run));
+  for (std::vector<Run>& part : parts) push(std::move(part));
 }
 
 void KeyCounts::add_counted(Run run) {
-  if (!run.empty()) push(std::move(run));
+  const std::vector<std::size_t> starts = partition_starts(run, bounds_, [](const Pair& x) { return x.first; });
+  std::vector<Run> parts(runs_.size());
+  for (std::size_t p = 0; p < runs_.size(); ++p)
+    parts[p].assign(run.begin() + static_cast<std::ptrdiff_t>(starts[p]), run.begin() + static_cast<std::ptrdiff_t>(starts[p + 1]));
+  push(std::move(parts));
 }
 
-void KeyCounts::push(Run run) {
-  held_ += run.size();
-  runs_.push_back(std::move(run));
-  // Runs of like size merge, so each pair takes part in a logarithmic number of merges.
-  while (runs_.size() >= 2 && runs_[runs_.size() - 2].size() <= 2 * runs_.back().size()) {
-    Run merged = merge(runs_[runs_.size() - 2], runs_.back());
-    held_ -= runs_[runs_.size() - 2].size() + runs_.back().size() - merged.size();
-    runs_.pop_back();
-    runs_.back() = std::move(merged);
-  }
+void KeyCounts::push(std::vector<Run> parts) {
+  std::vector<std::size_t> held(runs_.size());
+  tbb::parallel_for(std::size_t{0}, runs_.size(), [&](std::size_t p) {
+    std::vector<Run>& runs = runs_[p];
+    if (!parts[p].empty()) runs.push_back(std::move(parts[p]));
+    // Runs of like size merge, so each pair takes part in a logarithmic number of merges.
+    while (runs.size() >= 2 && runs[runs.size() - 2].size() <= 2 * runs.back().size()) {
+      Run merged = merge(runs[runs.size() - 2], runs.back());
+      runs.pop_back();
+      runs.back() = std::move(merged);
+    }
+    for (const Run& run : runs) held[p] += run.size();
+  });
+  held_ = 0;
+  for (const std::size_t h : held) held_ += h;
   if (held_ * sizeof(Pair) > budget_) spill();
 }
 
@@ -189,8 +219,9 @@ void KeyCounts::spill() {
     ::close(fd);
     throw Failure(fmt::format("cannot open a temporary file for the triple counts: {}", std::strerror(errno)));
   }
-  std::vector<Cursor> cursors(runs_.size());
-  for (std::size_t r = 0; r < runs_.size(); ++r) cursors[r].run = &runs_[r];
+  std::vector<Cursor> cursors;
+  for (const std::vector<Run>& runs : runs_)
+    for (const Run& run : runs) cursors.push_back(Cursor{.run = &run});
   std::vector<Pair> out;
   out.reserve(kBuffer);
   const auto flush = [&] {
@@ -206,23 +237,34 @@ void KeyCounts::spill() {
   flush();
   if (std::fflush(file->stream) != 0) throw Failure("writing the triple counts' temporary file failed");
   spills_.push_back(std::move(file));
-  runs_.clear();
+  for (std::vector<Run>& runs : runs_) runs.clear();
   held_ = 0;
 }
 
 void KeyCounts::for_each(const std::function<void(std::uint64_t, std::uint64_t)>& body) {
+  if (spills_.empty()) {  // the partitions' ranges follow each other
+    for (std::size_t p = 0; p < runs_.size(); ++p) for_each_in(p, body);
+    return;
+  }
   std::vector<Cursor> cursors;
   for (const auto& file : spills_) {
     std::rewind(file->stream);
-    Cursor c;
-    c.file = file->stream;
-    cursors.push_back(std::move(c));
+    cursors.push_back(Cursor{.file = file->stream});
   }
-  for (const Run& run : runs_) {
-    Cursor c;
-    c.run = &run;
-    cursors.push_back(std::move(c));
+  for (const std::vector<Run>& runs : runs_)
+    for (const Run& run : runs) cursors.push_back(Cursor{.run = &run});
+  merge_all(cursors, body);
+}
+
+void KeyCounts::for_each_in(std::size_t partition, const std::function<void(std::uint64_t, std::uint64_t)>& body) {
+  if (!spills_.empty()) throw Failure("internal: KeyCounts::for_each_in after a spill");
+  const std::vector<Run>& runs = runs_.at(partition);
+  if (runs.size() == 1) {
+    for (const auto& [key, count] : runs[0]) body(key, count);
+    return;
   }
+  std::vector<Cursor> cursors;
+  for (const Run& run : runs) cursors.push_back(Cursor{.run = &run});
   merge_all(cursors, body);
 }
 

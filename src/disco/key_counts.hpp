@@ -3,7 +3,9 @@
 // size merge as they come (so the work stays n log n); when the runs held outgrow the
 // budget they are merged into one sorted file in the temporary folder ($TMPDIR, else
 // /tmp), a spill; the end merges every spill and run. The counts are exact whatever the
-// budget: a small budget costs disk traffic, not answers.
+// budget: a small budget costs disk traffic, not answers. Keys may be split into
+// partitions by ranges (a word's triples each): partitions sort, merge and (when nothing
+// was spilled) come out in parallel, so that no step runs on one core alone.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +20,9 @@ namespace simkit::disco {
 
 class KeyCounts {
  public:
-  // budget_bytes: memory for the runs held (16 bytes a distinct key).
-  explicit KeyCounts(std::size_t budget_bytes);
+  // budget_bytes: memory for the runs held (16 bytes a distinct key). bounds: the first
+  // key of partitions 1..P-1, ascending (none: one partition).
+  explicit KeyCounts(std::size_t budget_bytes, std::vector<std::uint64_t> bounds = {});
   ~KeyCounts();
   KeyCounts(const KeyCounts&) = delete;
   KeyCounts& operator=(const KeyCounts&) = delete;
@@ -33,14 +36,20 @@ class KeyCounts {
   void add_counted(std::vector<std::pair<std::uint64_t, std::uint64_t>> run);
   // Every distinct key with its count, keys ascending. Call once, after the last add().
   void for_each(const std::function<void(std::uint64_t key, std::uint64_t count)>& body);
+  // Partition p's keys ascending with their counts, when nothing was spilled (spills() ==
+  // 0); calls for different partitions may run in parallel. After the last add().
+  void for_each_in(std::size_t partition, const std::function<void(std::uint64_t key, std::uint64_t count)>& body);
   std::size_t spills() const noexcept { return spills_.size(); }
+  std::size_t partitions() const noexcept { return runs_.size(); }
 
  private:
   using Run = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
-  void push(Run run);
+  // Adds one sorted, counted run to each partition (parts[p]; empty ones skipped).
+  void push(std::vector<Run> parts);
   void spill();
   std::size_t budget_;
-  std::vector<Run> runs_;
+  std::vector<std::uint64_t> bounds_;
+  std::vector<std::vector<Run>> runs_;  // a partition's runs
   std::size_t held_ = 0;  // pairs in runs_
   struct File;
   std::vector<std::unique_ptr<File>> spills_;

@@ -28,11 +28,11 @@ Options default_options() {
   Options o;
   o.counting.measure = disco::Measure::ppmi;
   o.counting.window = 6;  // five context words on each side
-  o.counting.ppmi.alpha = 0.75;
+  o.counting.ppmi.alpha = 1;  // no smoothing: measured better than 0.75 on this corpus (docs/embed.md)
   o.counting.ppmi.shift = 1;
   o.counting.ppmi.weighted = true;
   o.counting.stopwords = "none";
-  o.counting.min_count = 1;
+  o.counting.min_count = 2;
   o.svd.rank = 300;
   o.svd.oversampling = 10;
   o.svd.power_iterations = 2;

@@ -1,4 +1,7 @@
 // Word vectors scored on word-similarity gold standards: the cosine of each pair.
+#include <cctype>
+#include <string>
+
 #include "simkit/neighbors.hpp"
 
 namespace simkit::neighbors {
@@ -16,7 +19,12 @@ wordsim::Evaluation evaluate(const Model& model, const std::vector<wordsim::Gold
   return wordsim::evaluate(
       gold,
       [&](std::string_view word) -> std::optional<std::size_t> {
+        // As written, else lower-cased: gold standards capitalise names ('Israel'), models
+        // made from lower-cased text (simkit embed, many GloVe files) hold 'israel'.
         if (const auto row = model.find(word)) return *row;
+        std::string lower(word);
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (const auto row = model.find(lower)) return *row;
         return std::nullopt;
       },
       [&](std::size_t a, std::size_t b) {

@@ -236,6 +236,56 @@ TEST(Disco, KeyCountsSpillAndMergeExactly) {
   EXPECT_EQ(seen, want.size());
 }
 
+TEST(Disco, KeyCountsPartitionsCountExactly) {
+  // Keys split into partitions at bounds: batches from several "threads" and counted runs
+  // (another rank's) come out per partition (each within its range, ascending) and in all,
+  // equal to a map's; a partition without keys is empty.
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::vector<std::uint64_t> bounds = {std::uint64_t{10} << 32, std::uint64_t{11} << 32,
+                                             std::uint64_t{11} << 32 | 5, std::uint64_t{40} << 32};
+  disco::KeyCounts counts(std::size_t{64} << 20, bounds);
+  ASSERT_EQ(counts.partitions(), 5u);
+  std::map<std::uint64_t, std::uint64_t> want;
+  const auto key = [&] {
+    const std::uint64_t word = static_cast<std::uint64_t>(random.integer(0, 60));
+    return word == 10 || word == 39 ? word << 32 | 7 : word << 32 | random.integer(0, 9);  // partition 1, 3 sparse
+  };
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::vector<std::uint64_t>> batches(4);
+    std::vector<std::vector<std::uint64_t>*> pointers;
+    for (auto& batch : batches) {
+      for (int i = 0; i < random.integer(0, 3000); ++i) {
+        batch.push_back(key());
+        ++want[batch.back()];
+      }
+      pointers.push_back(&batch);
+    }
+    counts.add(pointers);
+    std::map<std::uint64_t, std::uint64_t> counted;
+    for (int i = 0; i < 500; ++i) counted[key()] += static_cast<std::uint64_t>(random.integer(1, 5));
+    for (const auto& [k, c] : counted) want[k] += c;
+    counts.add_counted({counted.begin(), counted.end()});
+  }
+  ASSERT_EQ(counts.spills(), 0u);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> got;
+  for (std::size_t p = 0; p < counts.partitions(); ++p) {
+    const std::uint64_t low = p == 0 ? 0 : bounds[p - 1], high = p < bounds.size() ? bounds[p] : ~std::uint64_t{0};
+    counts.for_each_in(p, [&](std::uint64_t k, std::uint64_t c) {
+      EXPECT_GE(k, low);
+      EXPECT_LT(k, high);
+      if (!got.empty()) {
+        EXPECT_LT(got.back().first, k);
+      }
+      got.emplace_back(k, c);
+    });
+  }
+  EXPECT_EQ(got, (std::vector<std::pair<std::uint64_t, std::uint64_t>>(want.begin(), want.end())));
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> all;
+  counts.for_each([&](std::uint64_t k, std::uint64_t c) { all.emplace_back(k, c); });
+  EXPECT_EQ(all, got);
+}
+
 TEST(Disco, PiecesAndSpillsCountExactly) {
   // A corpus of several pieces whose triples outgrow a tiny budget (spilled to temporary
   // files and merged) gives the model counted in one go; split in two files, one of them
