@@ -13,4 +13,10 @@ Svd truncated_svd_cpu(const CsrView& a, const SvdOptions& options, std::size_t l
 // eigenvectors, cuBLAS products. Throws Failure without CUDA.
 Svd truncated_svd_gpu(const CsrView& a, const SvdOptions& options, std::size_t l);
 
+// Readies device options.device for truncated_svd_gpu while the host does other work
+// (embed counts the corpus meanwhile): creates the context and runs the same steps on a
+// small matrix, so the libraries' kernels are loaded before the real matrix arrives.
+// Without CUDA, does nothing.
+void warm_up_gpu(const SvdOptions& options, std::size_t l);
+
 }  // namespace simkit::embed::detail

@@ -8,4 +8,6 @@ Svd truncated_svd_gpu(const CsrView&, const SvdOptions&, std::size_t) {
   throw Failure("this simkit was built without CUDA");
 }
 
+void warm_up_gpu(const SvdOptions&, std::size_t) {}
+
 }  // namespace simkit::embed::detail

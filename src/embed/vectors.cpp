@@ -1,12 +1,15 @@
 // Corpus -> PPMI (disco::build, measure ppmi) -> truncated SVD -> word vectors.
 #include <chrono>
 #include <cmath>
+#include <thread>
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include "simkit/cluster.hpp"
 #include "simkit/embed.hpp"
 #include "simkit/error.hpp"
+#include "embed/svd.hpp"
 
 namespace simkit::embed {
 
@@ -53,15 +56,16 @@ Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out) 
   out.singular_values = svd.s;
   out.values.assign(ppmi.size() * svd.rank, 0.0f);
   // U S^p (+ V S^p of the same words: a word's id is its context id, words being the most
-  // frequent first).
-  for (std::size_t i = 0; i < svd.rank; ++i) {
-    const float scale = options.eig == 0 ? 1.0f : static_cast<float>(std::pow(static_cast<double>(svd.s[i]), options.eig));
-    for (std::size_t w = 0; w < ppmi.size(); ++w) {
-      float x = svd.u[w * svd.rank + i];
-      if (options.add_contexts) x += svd.v[w * svd.rank + i];
-      out.values[w * svd.rank + i] = x * scale;
-    }
-  }
+  // frequent first), a row at a time.
+  std::vector<float> scale(svd.rank);
+  for (std::size_t i = 0; i < svd.rank; ++i)
+    scale[i] = options.eig == 0 ? 1.0f : static_cast<float>(std::pow(static_cast<double>(svd.s[i]), options.eig));
+  tbb::parallel_for(std::size_t{0}, ppmi.size(), [&](std::size_t w) {
+    const float* u = svd.u.data() + w * svd.rank;
+    const float* v = svd.v.data() + w * svd.rank;
+    float* row = out.values.data() + w * svd.rank;
+    for (std::size_t i = 0; i < svd.rank; ++i) row[i] = (options.add_contexts ? u[i] + v[i] : u[i]) * scale[i];
+  });
   if (svd_out != nullptr) *svd_out = std::move(svd);
   return out;
 }
@@ -71,8 +75,22 @@ Vectors train(const std::vector<std::string>& files, const Options& options, Pro
   disco::BuildOptions counting = options.counting;
   counting.measure = disco::Measure::ppmi;
   const auto start = std::chrono::steady_clock::now();
-  const disco::Model model = disco::build(files, counting, progress);
-  const double count_s = seconds_since(start);
+  disco::Model model;
+  double count_s = 0;
+  {
+    // The GPU readied (context, libraries' kernels) while the host counts; a failure there
+    // is left for the SVD itself to report.
+    std::jthread warm_up;
+    if (options.svd.device >= 0 && cluster::root())
+      warm_up = std::jthread([&] {
+        try {
+          detail::warm_up_gpu(options.svd, options.svd.rank + options.svd.oversampling);
+        } catch (const std::exception&) {
+        }
+      });
+    model = disco::build(files, counting, progress);
+    count_s = seconds_since(start);
+  }
   if (!cluster::root()) return {};  // under mpirun: every rank counts, root does the rest
   if (model.size() == 0)
     throw InputError(Location{files.empty() ? "" : files[0]}, "the corpus has no word that could be paired");

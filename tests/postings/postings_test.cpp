@@ -227,6 +227,27 @@ TEST(Tokenizer, UnicodeWordBoundaries) {
   EXPECT_EQ(words, (std::vector<std::string>{"Keep", "The", "Case"}));
 }
 
+TEST(Tokenizer, PlainAsciiTakenDirectlyAsIcuWould) {
+  // Lines of ASCII letters, digits, spaces and tabs are split without ICU; the same line
+  // with " ." appended goes through ICU (the period is no word): both give the same words,
+  // lower-cased or not.
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::string alphabet = "abcXYZ019  \t";
+  for (const bool lowercase : {true, false}) {
+    Tokenizer tokenizer(lowercase);
+    std::vector<std::string> direct, icu;
+    for (int line = 0; line < 2000; ++line) {
+      std::string text;
+      for (int i = random.integer(0, 30); i > 0; --i)
+        text += alphabet[static_cast<std::size_t>(random.integer(0, static_cast<int>(alphabet.size()) - 1))];
+      tokenizer.split(text, direct);
+      tokenizer.split(text + " .", icu);
+      ASSERT_EQ(direct, icu) << "'" << text << "'";
+    }
+  }
+}
+
 TEST(Build, IndexOfHandMadeText) {
   test::TempDir dir;
   test::write_file(dir / "a.txt", "The cat sat.\nA dog; the DOG!\n\ncat and dog\n");

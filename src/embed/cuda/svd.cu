@@ -262,4 +262,22 @@ Svd truncated_svd_gpu(const CsrView& a, const SvdOptions& options, std::size_t l
   return svd.run(options);
 }
 
+void warm_up_gpu(const SvdOptions& options, std::size_t l) {
+  // A banded matrix of side 2 l (a few nonzeros a row): every step's kernels at this l.
+  const std::size_t side = 2 * l;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint32_t> columns;
+  std::vector<float> values;
+  for (std::size_t i = 0; i < side; ++i) {
+    for (std::size_t d = 0; d < 3; ++d) {
+      columns.push_back(static_cast<std::uint32_t>((i + d * 7) % side));
+      values.push_back(1.0f + static_cast<float>((i * 31 + d) % 17));
+    }
+    std::sort(columns.end() - 3, columns.end());
+    offsets.push_back(columns.size());
+  }
+  const CsrView small{side, side, offsets.data(), columns.data(), values.data()};
+  truncated_svd_gpu(small, options, l);
+}
+
 }  // namespace simkit::embed::detail
