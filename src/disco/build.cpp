@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -94,8 +95,34 @@ void for_each_piece(const std::vector<std::string>& files, TextFormat format, st
   }
 }
 
+// The words of several threads' dictionaries (each: ids, word -> number, and counts by
+// number) with their counts summed, in any order. In parallel: each dictionary's words
+// are dealt into shards by hash, each shard summed on its own.
+template <typename Dictionaries>
+std::vector<std::pair<std::string, std::uint64_t>> sum_counts(const Dictionaries& dictionaries) {
+  constexpr std::size_t kShards = 64;
+  using Entries = std::vector<std::pair<std::string_view, std::uint64_t>>;
+  std::vector<const typename Dictionaries::value_type*> from;
+  for (const auto& dictionary : dictionaries) from.push_back(&dictionary);
+  std::vector<std::vector<Entries>> dealt(from.size(), std::vector<Entries>(kShards));
+  tbb::parallel_for(std::size_t{0}, from.size(), [&](std::size_t d) {
+    for (const auto& [word, i] : from[d]->ids)
+      dealt[d][std::hash<std::string_view>{}(word) % kShards].emplace_back(word, from[d]->counts[i]);
+  });
+  std::vector<std::vector<std::pair<std::string, std::uint64_t>>> shards(kShards);
+  tbb::parallel_for(std::size_t{0}, kShards, [&](std::size_t s) {
+    std::unordered_map<std::string_view, std::uint64_t> sums;
+    for (const std::vector<Entries>& entries : dealt)
+      for (const auto& [word, count] : entries[s]) sums[word] += count;
+    for (const auto& [word, count] : sums) shards[s].emplace_back(word, count);
+  });
+  std::vector<std::pair<std::string, std::uint64_t>> all;
+  for (auto& shard : shards) std::move(shard.begin(), shard.end(), std::back_inserter(all));
+  return all;
+}
+
 // Word counts as bytes for the ranks' exchange: a length, the word, its count, each.
-std::string encode_counts(const std::unordered_map<std::string, std::uint64_t>& counts) {
+std::string encode_counts(const std::vector<std::pair<std::string, std::uint64_t>>& counts) {
   std::string bytes;
   for (const auto& [word, count] : counts) {
     const auto length = static_cast<std::uint32_t>(word.size());
@@ -120,12 +147,12 @@ void add_counts(std::string_view bytes, std::unordered_map<std::string, std::uin
 // Every rank's sorted (key, count) runs into root's `into`, in rounds of at most
 // kPairsARound pairs a rank (each round's messages stay far below MPI's 2 GiB).
 void merge_at_root(KeyCounts& mine, std::unique_ptr<KeyCounts>& into, std::size_t budget,
-                   const std::vector<std::uint64_t>& bounds) {
+                   const std::vector<std::uint64_t>& bounds, const std::vector<std::uint64_t>& fold) {
   using Pair = std::pair<std::uint64_t, std::uint64_t>;
   constexpr std::size_t kPairsARound = std::size_t{1} << 22;
   std::vector<Pair> pairs;
   mine.for_each([&](std::uint64_t key, std::uint64_t count) { pairs.emplace_back(key, count); });
-  if (cluster::root()) into = std::make_unique<KeyCounts>(budget, bounds);
+  if (cluster::root()) into = std::make_unique<KeyCounts>(budget, bounds, fold);
   const std::uint64_t rounds = cluster::max((pairs.size() + kPairsARound - 1) / kPairsARound);
   for (std::uint64_t r = 0; r < rounds; ++r) {
     const std::size_t first = std::min(pairs.size(), r * kPairsARound);
@@ -252,19 +279,18 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
                  },
                  [&](std::uint64_t bytes) { piece_input.push_back(bytes); });
   if (!keep_tokens) blocks = {};  // too large to keep: pass 2 splits the text again
-  std::unordered_map<std::string, std::uint64_t> counts;
-  for (const Dictionary& dictionary : dictionaries)
-    for (const auto& [w, i] : dictionary.ids) counts[w] += dictionary.counts[i];
+  std::vector<std::pair<std::string, std::uint64_t>> counts = sum_counts(dictionaries);
   if (cluster::size() > 1) {  // every rank's counts summed on root
     const std::vector<std::string> parts = cluster::gather(encode_counts(counts));
-    counts = {};
-    for (const std::string& part : parts) add_counts(part, counts);
+    std::unordered_map<std::string, std::uint64_t> sums;
+    for (const std::string& part : parts) add_counts(part, sums);
+    counts.assign(sums.begin(), sums.end());
   }
   std::vector<std::pair<std::string, std::uint64_t>> kept;
   std::uint64_t tokens = 0;  // every counted token, for subsampling's frequencies
   for (auto& [w, c] : counts) {
     tokens += c;
-    if (c >= options.min_count) kept.emplace_back(w, c);
+    if (c >= options.min_count) kept.emplace_back(std::move(w), c);
   }
   counts = {};
   std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
@@ -291,12 +317,15 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   std::unordered_map<std::string, std::uint32_t> id;
   id.reserve(kept.size());
   for (std::size_t i = 0; i < kept.size(); ++i) id.emplace(kept[i].first, static_cast<std::uint32_t>(i));
-  for (Dictionary& dictionary : dictionaries) {
+  std::vector<Dictionary*> each_dictionary;
+  for (Dictionary& dictionary : dictionaries) each_dictionary.push_back(&dictionary);
+  tbb::parallel_for(std::size_t{0}, each_dictionary.size(), [&](std::size_t d) {
+    Dictionary& dictionary = *each_dictionary[d];
     dictionary.final_ids.assign(dictionary.counts.size(), -1);
     for (const auto& [w, i] : dictionary.ids)
       if (const auto it = id.find(w); it != id.end()) dictionary.final_ids[i] = it->second;
     dictionary.ids = {};
-  }
+  });
   const std::size_t n = options.words == 0 ? kept.size() : std::min(options.words, kept.size());
   // Subsampling: word i's tokens are dropped when a hash of the token's place, as a
   // number in [0, 1), falls below discard[i] = 1 - sqrt(t / f).
@@ -327,7 +356,12 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   tbb::enumerable_thread_specific<std::vector<std::uint64_t>> marginals_of_thread(
       [&] { return std::vector<std::uint64_t>(local_marginals ? cells + relations : 0); });
   const std::vector<std::uint64_t> bounds = partition_bounds(kept, n);
-  KeyCounts triples_counted(budget / 2, bounds);
+  // PPMI sums a context's distances at once: the counts fold them (key slot 0, count
+  // weighted), so that the runs hold one pair per word and context.
+  std::vector<std::uint64_t> fold;
+  if (ppmi)
+    for (int d = 1; d < window; ++d) fold.push_back(weight(d));
+  KeyCounts triples_counted(budget / 2, bounds, fold);
   {
     // One sentence's words by position (-1: a stop or rare word, which keeps its place):
     // subsampling, then every pair within the window, into `mine` and the marginals.
@@ -446,7 +480,7 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     cluster::sum(marginals);
     for (std::size_t i = 0; i < cells; ++i) column[i] = marginals[i];
     for (int r = 0; r < relations; ++r) total[r] = marginals[cells + r];
-    merge_at_root(triples_counted, merged, budget / 2, bounds);
+    merge_at_root(triples_counted, merged, budget / 2, bounds, fold);
     if (!cluster::root()) return {};  // root scores the words and writes the model
     triples = merged.get();
   }
@@ -507,12 +541,9 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     const auto finish_ppmi = [&] {
       contexts.clear();
       std::uint64_t row_sum = 0;
-      for (const auto& [key, c] : run) {  // keys ascending: a context's distances side by side
-        const auto context = static_cast<std::uint32_t>(key / relations);
-        const std::uint64_t counted = c * weight(static_cast<int>(key % relations) + 1);
-        if (contexts.empty() || contexts.back().first != context) contexts.emplace_back(context, 0);
-        contexts.back().second += counted;
-        row_sum += counted;
+      for (const auto& [key, c] : run) {  // one key a context, its distances folded and weighted
+        contexts.emplace_back(static_cast<std::uint32_t>(key / relations), c);
+        row_sum += c;
       }
       const double row_term = std::log(static_cast<double>(row_sum));
       for (const auto& [context, c] : contexts) {

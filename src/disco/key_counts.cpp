@@ -74,14 +74,24 @@ void radix_sort(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& sc
   }
 }
 
-// A sorted batch as (key, count) pairs.
-std::vector<Pair> count_sorted(std::span<const std::uint64_t> keys) {
+// A sorted batch as (key, count) pairs; with fold (R weights), keys k whose low 32 bits
+// are l folded to k - l % R and counted fold[l % R] each.
+std::vector<Pair> count_sorted(std::span<const std::uint64_t> keys, const std::vector<std::uint64_t>& fold) {
   std::vector<Pair> run;
-  for (std::size_t i = 0; i < keys.size();) {
-    std::size_t j = i;
-    while (j < keys.size() && keys[j] == keys[i]) ++j;
-    run.emplace_back(keys[i], j - i);
-    i = j;
+  if (fold.empty()) {
+    for (std::size_t i = 0; i < keys.size();) {
+      std::size_t j = i;
+      while (j < keys.size() && keys[j] == keys[i]) ++j;
+      run.emplace_back(keys[i], j - i);
+      i = j;
+    }
+    return run;
+  }
+  const std::uint64_t r = fold.size();
+  for (const std::uint64_t k : keys) {
+    const std::uint64_t slot = (k & 0xFFFFFFFFu) % r, folded = k - slot, weight = fold[slot];
+    if (!run.empty() && run.back().first == folded) run.back().second += weight;
+    else run.emplace_back(folded, weight);
   }
   return run;
 }
@@ -155,8 +165,11 @@ struct KeyCounts::File {
   }
 };
 
-KeyCounts::KeyCounts(std::size_t budget_bytes, std::vector<std::uint64_t> bounds)
-    : budget_(std::max<std::size_t>(budget_bytes, 1 << 20)), bounds_(std::move(bounds)), runs_(bounds_.size() + 1) {}
+KeyCounts::KeyCounts(std::size_t budget_bytes, std::vector<std::uint64_t> bounds, std::vector<std::uint64_t> fold)
+    : budget_(std::max<std::size_t>(budget_bytes, 1 << 20)),
+      bounds_(std::move(bounds)),
+      fold_(std::move(fold)),
+      runs_(bounds_.size() + 1) {}
 
 KeyCounts::~KeyCounts() = default;
 
@@ -175,7 +188,8 @@ void KeyCounts::add(std::span<std::vector<std::uint64_t>*> batches) {
     radix_sort(keys, scratch.local());
     const std::vector<std::size_t> starts = partition_starts(keys, bounds_, [](std::uint64_t k) { return k; });
     for (std::size_t p = 0; p < runs_.size(); ++p)
-      parts[b].push_back(count_sorted(std::span<const std::uint64_t>(keys).subspan(starts[p], starts[p + 1] - starts[p])));
+      parts[b].push_back(
+          count_sorted(std::span<const std::uint64_t>(keys).subspan(starts[p], starts[p + 1] - starts[p]), fold_));
     keys.clear();
   });
   for (std::vector<Run>& part : parts) push(std::move(part));

@@ -21,8 +21,12 @@ namespace simkit::disco {
 class KeyCounts {
  public:
   // budget_bytes: memory for the runs held (16 bytes a distinct key). bounds: the first
-  // key of partitions 1..P-1, ascending (none: one partition).
-  explicit KeyCounts(std::size_t budget_bytes, std::vector<std::uint64_t> bounds = {});
+  // key of partitions 1..P-1, ascending (none: one partition). fold (R weights): the keys
+  // that add() counts are folded, key k with low 32 bits l counted as k - l % R with
+  // weight fold[l % R] (none: each key itself, weight 1); add_counted's runs are taken as
+  // they are.
+  explicit KeyCounts(std::size_t budget_bytes, std::vector<std::uint64_t> bounds = {},
+                     std::vector<std::uint64_t> fold = {});
   ~KeyCounts();
   KeyCounts(const KeyCounts&) = delete;
   KeyCounts& operator=(const KeyCounts&) = delete;
@@ -49,6 +53,7 @@ class KeyCounts {
   void spill();
   std::size_t budget_;
   std::vector<std::uint64_t> bounds_;
+  std::vector<std::uint64_t> fold_;
   std::vector<std::vector<Run>> runs_;  // a partition's runs
   std::size_t held_ = 0;  // pairs in runs_
   struct File;

@@ -286,6 +286,29 @@ TEST(Disco, KeyCountsPartitionsCountExactly) {
   EXPECT_EQ(all, got);
 }
 
+TEST(Disco, KeyCountsFoldWeightedSlots) {
+  // With fold weights (R = 3), a key's low 32 bits l count as l - l % 3 with weight
+  // fold[l % 3]: equal to a map of the folded keys' weighted counts; counted runs as given.
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::vector<std::uint64_t> fold = {3, 2, 1};
+  disco::KeyCounts counts(std::size_t{64} << 20, {std::uint64_t{5} << 32}, fold);
+  std::map<std::uint64_t, std::uint64_t> want;
+  std::vector<std::uint64_t> batch;
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t word = static_cast<std::uint64_t>(random.integer(0, 9)),
+                        low = static_cast<std::uint64_t>(random.integer(0, 29));
+    batch.push_back(word << 32 | low);
+    want[word << 32 | (low - low % 3)] += fold[low % 3];
+  }
+  counts.add(batch);
+  counts.add_counted({{std::uint64_t{7} << 32 | 3, 100}});
+  want[std::uint64_t{7} << 32 | 3] += 100;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> got;
+  counts.for_each([&](std::uint64_t k, std::uint64_t c) { got.emplace_back(k, c); });
+  EXPECT_EQ(got, (std::vector<std::pair<std::uint64_t, std::uint64_t>>(want.begin(), want.end())));
+}
+
 TEST(Disco, PiecesAndSpillsCountExactly) {
   // A corpus of several pieces whose triples outgrow a tiny budget (spilled to temporary
   // files and merged) gives the model counted in one go; split in two files, one of them
