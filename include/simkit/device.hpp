@@ -31,6 +31,9 @@ struct Device {
 bool cuda_built() noexcept;
 // Number of usable CUDA devices (0 when not built with CUDA or no driver/GPU).
 int cuda_device_count() noexcept;
+// True once cuda_device_count() (which resolve_device calls) has found a device: this
+// process has started the CUDA driver.
+bool cuda_started() noexcept;
 
 // Auto takes a GPU when the build has CUDA and one is present, else the CPU; auto and
 // "cuda" take GPU 0, or under mpirun GPU (local rank mod GPUs), so that the ranks of a host

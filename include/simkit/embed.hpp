@@ -88,9 +88,23 @@ struct Timings {
 };
 
 // Counts the corpus (disco::build), then vectors(). Refuses a corpus too small for the
-// rank with InputError naming the corpus.
+// rank with InputError naming the corpus. With a GPU (options.svd.device), the device is
+// readied (prepare_device) while the host counts.
 Vectors train(const std::vector<std::string>& files, const Options& options, Progress* progress = nullptr,
               Timings* timings = nullptr);
+
+// train()'s steps, for callers that overlap them with work of their own:
+// the corpus's PPMI counts (disco::build with the options' counting, measure ppmi); under
+// mpirun every rank counts its share and only root gets the model (others: empty);
+disco::Model count(const std::vector<std::string>& files, const Options& options, Progress* progress = nullptr);
+// readies CUDA device options.device for the SVD (its context, the libraries' kernels run
+// once on a small matrix), to run while the host counts; errors are left for the SVD
+// itself to report, and without CUDA it does nothing;
+void prepare_device(const SvdOptions& options);
+// the vectors of the counts, with train()'s refusal of a corpus too small for the rank
+// (naming `corpus`) and its timings (not count_s).
+Vectors vectors_of_counts(const disco::Model& counts, const std::string& corpus, const Options& options,
+                          Timings* timings = nullptr);
 
 // The vectors as a neighbors::Model (for saving in any format, or searching in place).
 neighbors::Model as_model(const Vectors& vectors);

@@ -1,6 +1,7 @@
 #include "simkit/device.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -55,7 +56,17 @@ DeviceSpec parse_device(std::string_view text) {
 
 bool cuda_built() noexcept { return detail::cuda_compiled(); }
 
-int cuda_device_count() noexcept { return detail::cuda_count(); }
+namespace {
+std::atomic<bool> cuda_was_started{false};
+}
+
+int cuda_device_count() noexcept {
+  const int count = detail::cuda_count();
+  if (count > 0) cuda_was_started = true;
+  return count;
+}
+
+bool cuda_started() noexcept { return cuda_was_started; }
 
 Device resolve_device(const DeviceSpec& spec) {
   Device device;

@@ -70,46 +70,56 @@ Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out) 
   return out;
 }
 
-Vectors train(const std::vector<std::string>& files, const Options& options, Progress* progress, Timings* timings) {
+disco::Model count(const std::vector<std::string>& files, const Options& options, Progress* progress) {
   check(options);
   disco::BuildOptions counting = options.counting;
   counting.measure = disco::Measure::ppmi;
+  return disco::build(files, counting, progress);
+}
+
+void prepare_device(const SvdOptions& options) {
+  if (options.device < 0) return;
+  try {
+    detail::warm_up_gpu(options, options.rank + options.oversampling);
+  } catch (const std::exception&) {
+  }
+}
+
+Vectors vectors_of_counts(const disco::Model& counts, const std::string& corpus, const Options& options,
+                          Timings* timings) {
+  if (counts.size() == 0) throw InputError(Location{corpus}, "the corpus has no word that could be paired");
+  const std::size_t need = options.svd.rank + options.svd.oversampling;
+  if (counts.size() < need)
+    throw InputError(Location{corpus},
+                     fmt::format("the corpus gives {} words, too few for --dim {} (a rank-{} SVD with {} oversampling "
+                                 "needs {} words): use a larger corpus or a smaller --dim",
+                                 counts.size(), options.svd.rank, options.svd.rank, options.svd.oversampling, need));
   const auto start = std::chrono::steady_clock::now();
-  disco::Model model;
+  Svd svd;
+  Vectors out = vectors(counts, options, &svd);
+  if (timings != nullptr) {
+    timings->svd_s = seconds_since(start);
+    timings->svd_device_ms = svd.device_ms;
+    timings->words = counts.size();
+    timings->nonzeros = counts.features.size();
+  }
+  return out;
+}
+
+Vectors train(const std::vector<std::string>& files, const Options& options, Progress* progress, Timings* timings) {
+  check(options);
+  const auto start = std::chrono::steady_clock::now();
+  disco::Model counts;
   double count_s = 0;
   {
-    // The GPU readied (context, libraries' kernels) while the host counts; a failure there
-    // is left for the SVD itself to report.
-    std::jthread warm_up;
-    if (options.svd.device >= 0 && cluster::root())
-      warm_up = std::jthread([&] {
-        try {
-          detail::warm_up_gpu(options.svd, options.svd.rank + options.svd.oversampling);
-        } catch (const std::exception&) {
-        }
-      });
-    model = disco::build(files, counting, progress);
+    std::jthread ready;  // the GPU readied while the host counts
+    if (options.svd.device >= 0 && cluster::root()) ready = std::jthread([&] { prepare_device(options.svd); });
+    counts = count(files, options, progress);
     count_s = seconds_since(start);
   }
   if (!cluster::root()) return {};  // under mpirun: every rank counts, root does the rest
-  if (model.size() == 0)
-    throw InputError(Location{files.empty() ? "" : files[0]}, "the corpus has no word that could be paired");
-  const std::size_t need = options.svd.rank + options.svd.oversampling;
-  if (model.size() < need)
-    throw InputError(Location{files.empty() ? "" : files[0]},
-                     fmt::format("the corpus gives {} words, too few for --dim {} (a rank-{} SVD with {} oversampling "
-                                 "needs {} words): use a larger corpus or a smaller --dim",
-                                 model.size(), options.svd.rank, options.svd.rank, options.svd.oversampling, need));
-  const auto svd_start = std::chrono::steady_clock::now();
-  Svd svd;
-  Vectors out = vectors(model, options, &svd);
-  if (timings != nullptr) {
-    timings->count_s = count_s;
-    timings->svd_s = seconds_since(svd_start);
-    timings->svd_device_ms = svd.device_ms;
-    timings->words = model.size();
-    timings->nonzeros = model.features.size();
-  }
+  Vectors out = vectors_of_counts(counts, files.empty() ? "" : files[0], options, timings);
+  if (timings != nullptr) timings->count_s = count_s;
   return out;
 }
 

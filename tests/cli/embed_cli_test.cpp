@@ -84,7 +84,8 @@ TEST(EmbedCli, DiscoPpmiScoresByCosine) {
                    "a red wine is sweet\nthe green tea is bitter\na sour lemon is green\n");
   const std::string model = (dir / "m.skd").string();
   const auto built = test::run_simkit(
-      {"disco", "build", (dir / "corpus.txt").string(), "-o", model, "--measure", "ppmi", "--distance-weights"});
+      {"disco", "build", (dir / "corpus.txt").string(), "-o", model, "--measure", "ppmi", "--shift", "1", "--min-count",
+       "1"});  // (on six lines every PMI falls below the default shift's ln 2)
   ASSERT_EQ(built.exit_code, 0) << built.err;
   const auto same = test::run_simkit({"disco", "compare", "--model", model, "apple", "apple"});
   EXPECT_EQ(same.out, "apple\tapple\t1.000000\n") << same.err;
@@ -101,6 +102,25 @@ TEST(EmbedCli, DiscoPpmiScoresByCosine) {
       expect_same_lists(gpu.out, all.out);
     }
   }
+  // --measure ppmi's own defaults where the command line is silent (docs/disco.md).
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "the red apple is sweet and the green apple is sour today\n";
+  test::write_file(dir / "longer.txt", text);
+  const std::string silent = (dir / "silent.skd").string(), spelled = (dir / "spelled.skd").string(),
+                    other = (dir / "other.skd").string();
+  ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "longer.txt").string(), "-o", silent, "--measure", "ppmi"})
+                .exit_code,
+            0);
+  ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "longer.txt").string(), "-o", spelled, "--measure", "ppmi",
+                              "--window", "6", "--distance-weights", "--shift", "2", "--min-count", "2"})
+                .exit_code,
+            0);
+  ASSERT_EQ(test::run_simkit({"disco", "build", (dir / "longer.txt").string(), "-o", other, "--measure", "ppmi",
+                              "--no-distance-weights"})
+                .exit_code,
+            0);
+  EXPECT_EQ(test::read_file(silent), test::read_file(spelled));
+  EXPECT_NE(test::read_file(silent), test::read_file(other));
   test::expect_refused({"disco", "build", (dir / "corpus.txt").string(), "-o", (dir / "x.skd").string(), "--measure",
                         "pmi"},
                        "--measure 'pmi': expected lin or ppmi", dir / "x.skd");

@@ -21,9 +21,10 @@ void add_common_options(CLI::App& command, CommonOptions& options) {
   command.add_flag("--timings", options.timings, "print timings on standard error");
 }
 
-Context make_context(const CommonOptions& options) {
+Context make_context(const CommonOptions& options, bool resolve) {
   Context context;
-  context.device = resolve_device(parse_device(options.device));
+  context.device.name = "cpu";
+  if (resolve) context.device = resolve_device(parse_device(options.device));
   if (!options.memory_budget.empty()) context.memory_budget = parse_byte_size(options.memory_budget);
   context.timings = options.timings;
   context.threads = std::make_unique<ThreadLimit>(options.threads);

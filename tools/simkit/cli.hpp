@@ -39,7 +39,9 @@ struct Context {
   bool timings = false;
   std::unique_ptr<ThreadLimit> threads;
 };
-Context make_context(const CommonOptions& options);
+// resolve_device false: context.device is left as the CPU, for a command that resolves
+// the device itself (embed, overlapping the driver's start with its counting).
+Context make_context(const CommonOptions& options, bool resolve_device = true);
 
 // Prints one line "simkit: <what>" on standard error (timings, notes).
 void note(const std::string& line);

@@ -24,7 +24,22 @@ struct BuildOptions {
   std::string input_format = "auto";
   std::string measure = "lin";
   disco::BuildOptions build;
+  // The options whose defaults differ for ppmi (ppmi_defaults), set when given.
+  CLI::Option* window = nullptr;
+  CLI::Option* shift = nullptr;
+  CLI::Option* min_count = nullptr;
+  CLI::Option* weights = nullptr;
 };
+
+// --measure ppmi's defaults where the command line is silent, chosen on the public gold
+// standards (docs/disco.md): five context words each side (window 6), distance weights,
+// shift 2 (ln 2 off every PMI), words seen at least twice.
+void ppmi_defaults(const BuildOptions& options, disco::BuildOptions& build) {
+  if (options.window->count() == 0) build.window = 6;
+  if (options.shift->count() == 0) build.ppmi.shift = 2;
+  if (options.min_count->count() == 0) build.min_count = 2;
+  if (options.weights->count() == 0) build.ppmi.weighted = true;
+}
 
 struct QueryOptions {
   CommonOptions common;
@@ -48,6 +63,7 @@ int run_build(const BuildOptions& options) {
   const std::vector<std::string> files = text_files(options.corpus, bytes);
   disco::BuildOptions build = options.build;
   build.measure = disco::parse_measure(options.measure);
+  if (build.measure == disco::Measure::ppmi) ppmi_defaults(options, build);
   build.format = parse_text_format(options.input_format);
   build.memory_budget = context.memory_budget;
   disco::Model model;
@@ -217,23 +233,25 @@ Runner add_disco_command(CLI::App& app) {
                 "lin (features (relation, word) of MI > 0, Lin's measure) or ppmi (context words at any distance "
                 "up to the window, positive PMI with context smoothing, cosine); similar, compare, evaluate use it")
       ->capture_default_str();
-  b->add_option("--window", build->build.window, "each word pairs with the window - 1 words on each side")
-      ->capture_default_str();
+  build->window = b->add_option("--window", build->build.window,
+                                "each word pairs with the window - 1 words on each side (default: 4; 6 for ppmi)");
   b->add_option("--stopwords", build->build.stopwords,
                 "FILE (a word a line), english (the bundled list) or none; default: english for lin, none for "
                 "ppmi. Stop words keep their positions but are never paired");
   b->add_option("--alpha", build->build.ppmi.alpha, "ppmi: context-distribution smoothing, #(c)^alpha (1 = none)")
       ->capture_default_str();
-  b->add_option("--shift", build->build.ppmi.shift, "ppmi: k, ln k subtracted from every PMI (1 = no shift)")
-      ->capture_default_str();
-  b->add_flag("--distance-weights", build->build.ppmi.weighted,
-              "ppmi: a context at distance d counts (L - d + 1) / L, L = window - 1 (word2vec's dynamic window)");
+  build->shift = b->add_option("--shift", build->build.ppmi.shift,
+                               "ppmi: k, ln k subtracted from every PMI (default 2; 1 = no shift)");
+  build->weights = b->add_flag("--distance-weights,!--no-distance-weights", build->build.ppmi.weighted,
+                               "ppmi: a context at distance d counts (L - d + 1) / L, L = window - 1 (word2vec's "
+                               "dynamic window); on by default");
   b->add_option("--subsample", build->build.subsample,
                 "drop a token of a word of frequency f > T with probability 1 - sqrt(T / f) before the windows "
                 "(0 = never; e.g. 1e-4)")
       ->capture_default_str();
   b->add_option("--seed", build->build.seed, "seed of --subsample's choices")->capture_default_str();
-  b->add_option("--min-count", build->build.min_count, "drop words seen fewer times")->capture_default_str();
+  build->min_count =
+      b->add_option("--min-count", build->build.min_count, "drop words seen fewer times (default: 1; 2 for ppmi)");
   b->add_option("--words", build->build.words, "vectors for the N most frequent words only (0 = all)")
       ->capture_default_str();
   b->add_flag("--keep-case", build->build.keep_case, "do not lower-case words");

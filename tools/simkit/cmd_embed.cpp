@@ -2,6 +2,7 @@
 // format `simkit neighbors` reads.
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,8 @@
 
 #include "cli.hpp"
 #include "simkit/cluster.hpp"
+#include "simkit/device.hpp"
+#include "simkit/disco.hpp"
 #include "simkit/embed.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -52,8 +55,14 @@ std::string words_path(const EmbedOptions& options) {
   return path.replace_extension(".words").string();
 }
 
+// Corpora up to this size are counted while the GPU's driver starts (cuInit and the
+// context take 0.1-0.5 s, a third of a small corpus's run); a device that cannot be had is
+// then reported after the counting. Larger corpora resolve the device first.
+constexpr std::uint64_t kCountWhileDeviceStarts = std::uint64_t{1} << 30;
+
 int run_embed(EmbedOptions& options) {
-  const Context context = make_context(options.common);
+  Context context = make_context(options.common, false);
+  const DeviceSpec spec = parse_device(options.common.device);
   const neighbors::Format to = output_format(options);
   if (options.output == "-" && to != neighbors::Format::Glove && to != neighbors::Format::Word2VecText)
     throw UsageError("binary vectors cannot go to standard output: give -o FILE");
@@ -65,14 +74,29 @@ int run_embed(EmbedOptions& options) {
   embed.counting.window = options.window + 1;
   embed.counting.format = parse_text_format(options.input_format);
   embed.counting.memory_budget = context.memory_budget;
-  if (context.device.cuda) embed.svd.device = context.device.index;
-  embed::Vectors vectors;
+  // The device found, and readied for the SVD, while the corpus is counted.
+  std::future<Device> device_started = std::async(std::launch::async, [&spec, svd = embed.svd] {
+    Device device = resolve_device(spec);
+    if (device.cuda && cluster::root()) {
+      embed::SvdOptions on_device = svd;
+      on_device.device = device.index;
+      embed::prepare_device(on_device);
+    }
+    return device;
+  });
+  if (bytes > kCountWhileDeviceStarts) context.device = device_started.get();
   embed::Timings timings;
+  disco::Model counts;
   {
     Progress progress("counting", 2 * bytes, "B");  // two passes
-    vectors = embed::train(files, embed, &progress, &timings);
+    counts = embed::count(files, embed, &progress);
+    timings.count_s = seconds_since(start);
   }
+  if (device_started.valid()) context.device = device_started.get();
   if (!cluster::root()) return kExitOk;  // under mpirun: the counts went to root, which does the rest
+  if (context.device.cuda) embed.svd.device = context.device.index;
+  const embed::Vectors vectors = embed::vectors_of_counts(counts, files.empty() ? "" : files[0], embed, &timings);
+  counts = {};
   const auto write_start = std::chrono::steady_clock::now();
   neighbors::save_model(embed::as_model(vectors), options.output, to, nullptr,
                         to == neighbors::Format::Npy ? words_path(options) : "");
