@@ -5,6 +5,7 @@
 // docs/distributed.md.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -186,8 +187,10 @@ TEST(ClusterGpu, EveryWayEqualsOneGpu) {
       {"dedup", boost},
       {"dedup", "--mode", "edit-rate", "--rate", "0.1", boost}};
   for (std::vector<std::string> args : jobs) {
-    SCOPED_TRACE(args[0] + " " + args[1] + " " + args[2]);
-    std::fprintf(stderr, "ClusterGpu: %s %s %s\n", args[0].c_str(), args[1].c_str(), args[2].c_str());
+    std::string job;  // the job's first words (a job may have only two)
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, args.size()); ++i) job += (i > 0 ? " " : "") + args[i];
+    SCOPED_TRACE(job);
+    std::fprintf(stderr, "ClusterGpu: %s\n", job.c_str());
     args.insert(args.end(), {"--device", "cuda:0"});
     const test::RunResult one = test::run_simkit(args);
     ASSERT_EQ(one.exit_code, 0) << one.err;
