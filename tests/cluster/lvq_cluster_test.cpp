@@ -219,21 +219,26 @@ std::size_t gpus() { return static_cast<std::size_t>(cuda_device_count()); }
 TEST(LvqClusterGpu, SeveralGpusEqualOne) {
   SIMKIT_REQUIRE_GPU();
   if (gpus() < 2) GTEST_SKIP() << "needs two GPUs";
-  const std::vector<std::string> gemm = {"-b", "64", "--kernel", "gemm"};
+  const std::vector<std::string> gemm = {"--kernel", "gemm"};
+  // Mini-batches of 64 here (train_args gives 16): -b given once, as the CLI requires.
+  const auto batch_64 = [](std::vector<std::string> args) {
+    *(std::find(args.begin(), args.end(), "-b") + 1) = "64";
+    return args;
+  };
   const test::TempDir one_dir;
-  auto one = train_args(one_dir.path(), {"--device", "cuda:0"});
+  auto one = batch_64(train_args(one_dir.path(), {"--device", "cuda:0"}));
   one.insert(one.end(), gemm.begin(), gemm.end());
   const test::RunResult alone = test::run_simkit(one);
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
   const test::TempDir all_dir;
-  auto all = train_args(all_dir.path(), {"--device", "cuda:all"});
+  auto all = batch_64(train_args(all_dir.path(), {"--device", "cuda:all"}));
   all.insert(all.end(), gemm.begin(), gemm.end());
   const test::RunResult r = test::run_simkit(all);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_same_training(one_dir.path(), all_dir.path(), 1e-2, 1e-4, 0.002, "cuda:all");
   if (test::mpi_available()) {
     const test::TempDir mpi_dir;
-    auto per_rank = train_args(mpi_dir.path(), {"--device", "cuda"});
+    auto per_rank = batch_64(train_args(mpi_dir.path(), {"--device", "cuda"}));
     per_rank.insert(per_rank.end(), gemm.begin(), gemm.end());
     const test::RunResult m = test::run_simkit_mpi(2, per_rank);
     ASSERT_EQ(m.exit_code, 0) << m.err;
