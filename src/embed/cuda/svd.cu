@@ -26,6 +26,15 @@ namespace simkit::embed::detail {
 
 namespace {
 
+// A device buffer of n zeros: the sketches and cuSOLVER's buffers start defined (initcheck
+// saw cuSOLVER's QR read words of them before any write).
+template <typename T>
+cuda::DeviceBuffer<T> zeroed(std::size_t n) {
+  cuda::DeviceBuffer<T> buffer(n);
+  if (n > 0) SIMKIT_CUDA_CHECK(cudaMemset(buffer.get(), 0, n * sizeof(T)));
+  return buffer;
+}
+
 unsigned blocks_for(std::size_t n, unsigned threads) {
   return static_cast<unsigned>(std::min<std::size_t>((n + threads - 1) / threads, 1u << 20));
 }
@@ -143,7 +152,7 @@ class GpuSvd {
     SIMKIT_CUSOLVER_CHECK(cusolverDnSgeqrf_bufferSize(h_.solver, rows, cols, y, rows, &size_qr));
     SIMKIT_CUSOLVER_CHECK(cusolverDnSorgqr_bufferSize(h_.solver, rows, cols, cols, y, rows, tau_.get(), &size_q));
     const std::size_t need = static_cast<std::size_t>(std::max(size_qr, size_q));
-    if (need > solver_work_.size()) solver_work_ = cuda::DeviceBuffer<float>(need);
+    if (need > solver_work_.size()) solver_work_ = zeroed<float>(need);
     const int lwork = static_cast<int>(solver_work_.size());
     SIMKIT_CUSOLVER_CHECK(cusolverDnSgeqrf(h_.solver, rows, cols, y, rows, tau_.get(), solver_work_.get(), lwork,
                                            info_.get()));
@@ -156,7 +165,7 @@ class GpuSvd {
     const std::size_t rows = a_.rows, cols = a_.cols, rank = options.rank;
     cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
     start.record(nullptr);
-    cuda::DeviceBuffer<float> y(rows * l_), z(cols * l_);
+    cuda::DeviceBuffer<float> y = zeroed<float>(rows * l_), z = zeroed<float>(cols * l_);
     test_matrix_kernel<<<blocks_for(cols * l_, 256), 256>>>(options.seed, cols, l_, z.get());
     SIMKIT_CUDA_CHECK_LAUNCH();
     product(a_, z.get(), y.get());
@@ -182,7 +191,7 @@ class GpuSvd {
     SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevd_bufferSize(h_.solver, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER,
                                                       static_cast<int>(l_), g.get(), static_cast<int>(l_),
                                                       values.get(), &size_eig));
-    cuda::DeviceBuffer<double> eig_work(static_cast<std::size_t>(std::max(size_eig, 1)));
+    cuda::DeviceBuffer<double> eig_work = zeroed<double>(static_cast<std::size_t>(std::max(size_eig, 1)));
     SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevd(h_.solver, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER,
                                            static_cast<int>(l_), g.get(), static_cast<int>(l_), values.get(),
                                            eig_work.get(), size_eig, info_.get()));
@@ -250,8 +259,8 @@ class GpuSvd {
   Handles h_;
   DeviceCsr a_, at_;
   cuda::DeviceBuffer<char> work_;
-  cuda::DeviceBuffer<float> tau_{l_}, solver_work_;
-  cuda::DeviceBuffer<int> info_{1};
+  cuda::DeviceBuffer<float> tau_ = zeroed<float>(l_), solver_work_;
+  cuda::DeviceBuffer<int> info_ = zeroed<int>(1);
 };
 
 }  // namespace
