@@ -521,7 +521,6 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   const auto score_words = [&](std::size_t first, std::size_t end, auto&& each) {
     Rows out;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> run;  // one word's (feature, count)
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> contexts;  // PPMI: (context, weighted count)
     std::vector<std::uint64_t> row(relations);
     const auto finish_lin = [&] {
       std::fill(row.begin(), row.end(), 0);
@@ -538,15 +537,12 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
         }
       }
     };
-    const auto finish_ppmi = [&] {
-      contexts.clear();
+    const auto finish_ppmi = [&] {  // one key a context, its distances folded and weighted
       std::uint64_t row_sum = 0;
-      for (const auto& [key, c] : run) {  // one key a context, its distances folded and weighted
-        contexts.emplace_back(static_cast<std::uint32_t>(key / relations), c);
-        row_sum += c;
-      }
+      for (const auto& [key, c] : run) row_sum += c;
       const double row_term = std::log(static_cast<double>(row_sum));
-      for (const auto& [context, c] : contexts) {
+      for (const auto& [key, c] : run) {
+        const auto context = static_cast<std::uint32_t>(key / relations);
         const double pmi = std::log(static_cast<double>(c)) + smoothed_total - row_term - context_term[context];
         if (pmi > 0) {
           out.features.push_back(context);

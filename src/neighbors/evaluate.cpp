@@ -1,8 +1,6 @@
 // Word vectors scored on word-similarity gold standards: the cosine of each pair.
-#include <cctype>
-#include <string>
-
 #include "simkit/neighbors.hpp"
+#include "simkit/tokenize.hpp"
 
 namespace simkit::neighbors {
 
@@ -20,12 +18,10 @@ wordsim::Evaluation evaluate(const Model& model, const std::vector<wordsim::Gold
       gold,
       [&](std::string_view word) -> std::optional<std::size_t> {
         // As written, else lower-cased: gold standards capitalise names ('Israel'), models
-        // made from lower-cased text (simkit embed, many GloVe files) hold 'israel'.
+        // made from lower-cased text (simkit embed, many GloVe files) hold 'israel'; lower-cased
+        // as the tokenizer does.
         if (const auto row = model.find(word)) return *row;
-        std::string lower(word);
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (const auto row = model.find(lower)) return *row;
-        return std::nullopt;
+        return model.find(to_lower(word));  // (read_gold has checked the UTF-8)
       },
       [&](std::size_t a, std::size_t b) {
         return cosine(model, static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
