@@ -11,7 +11,7 @@
       and Dagan 2015 found to matter, and the SVD's own). Without --corpus the corpus is
       made by scripts/sample-corpus.py (Brown + KJV + WordNet; setup.sh --samples).
   bench/embed.py gpu --simkit BIN --corpus FILE [--gold-dir DIR] [--json OUT]
-      On the GPU machine (scripts/gpu-run.sh embed): `simkit embed --device cuda` three
+      On the GPU machine (scripts/gpu-run.sh embed): `simkit embed --device cuda` --gpu-runs (5)
       times and `--device cpu` once on the same corpus, their timings (--timings lines),
       the gold standards for both, and how far the GPU's similarities are from the CPU's
       over 20,000 random word pairs and the top-10 lists of 200 words (the vectors agree up
@@ -201,7 +201,7 @@ def gpu_bench(args):
     record = {"corpus": args.corpus, "runs": []}
     try:
         outputs = {}
-        for device, times in (("cuda", 3), ("cpu", 1)):
+        for device, times in (("cuda", args.gpu_runs), ("cpu", 1)):
             for attempt in range(times):
                 out = os.path.join(tmp, f"{device}.npy")
                 wall, cpu, r = run([simkit, "embed", args.corpus, "-o", out, "-q", "--timings", "--device", device])
@@ -252,6 +252,7 @@ def main():
     parser.add_argument("--gold-dir", default=GOLD_DIR)
     parser.add_argument("--variants", action="store_true")
     parser.add_argument("--no-fasttext", action="store_true", help="leave fastText out (a quick check)")
+    parser.add_argument("--gpu-runs", type=int, default=5, help="gpu mode: runs on the GPU (each a whole command)")
     parser.add_argument("--json")
     args = parser.parse_args()
     if args.mode == "gpu" and not args.corpus:

@@ -15,7 +15,7 @@
 # (.gpu/disco.tar.xz, with and without the Python documentation) built, scored against the
 # gold standards and run all pairs in the sparse form.
 # embed: bench/embed.py gpu: simkit embed of the corpus with the Python documentation
-# (.gpu/disco.tar.xz) on the GPU three times and on the CPU once, their timings, gold
+# (.gpu/disco.tar.xz) on the GPU five times and on the CPU once, their timings, gold
 # standards, and how far the GPU's similarities are from the CPU's.
 # lvq: simkit_bench_lvq at the seed's scale (synthetic 2,144,749 x 160, 3755 classes; 1 and
 # 8 prototypes a class; mb 1 .. 8192; both distance kernels at small mb) with its PyTorch
@@ -116,7 +116,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
   for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
     filter_for_tool="SAN_FILTER_$tool"  # SAN_FILTER_racecheck=... narrows one tool's tests
     filter=${!filter_for_tool:-${SAN_FILTER:-'*Gpu*'}}
-    [ "$tool" = initcheck ] && filter='*Gpu*:-*fp16*:*bf16*'
+    [ "$tool" = initcheck ] && filter="${filter}-*fp16*:*bf16*"
     log="$out/sanitizer-$tool.log"
     start=$(date +%s)
     extra=()

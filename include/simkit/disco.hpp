@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -65,6 +66,13 @@ struct BuildOptions {
   // Memory for the triple counts (0: half the machine's); beyond it counts spill to
   // sorted temporary files ($TMPDIR) and merge at the end: exact either way.
   std::size_t memory_budget = 0;
+  // CUDA device that counts the window pairs (-1: the CPU). The model is the same either
+  // way; the CPU counts a corpus whose words pass 1 cannot keep (more than an eighth of
+  // the budget), or without CUDA it says so.
+  int device = -1;
+  // When set, called once the first pass (the word counts) is done, in place of `device`:
+  // so that a device being started on another thread is waited for only then.
+  std::function<int()> device_after_first_pass;
 };
 
 // The sparse ("compressed") MI matrix: word i's features are features[offsets[i] ..
@@ -113,7 +121,17 @@ std::size_t lookup(const Model& model, std::string_view word, const std::string&
 // Under mpirun every rank counts its share of the corpus (a piece in N) and root gets the
 // summed counts and the model, byte for byte one process's; the other ranks get an empty
 // model.
-Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress = nullptr);
+// `timings`, when given, receives the seconds each step took.
+struct BuildTimings {
+  double words_s = 0;   // pass 1: the text split into words, the words counted
+  double pairs_s = 0;   // pass 2: the window pairs counted (device >= 0: on the GPU)
+  double scores_s = 0;  // the MI or PPMI of every pair, the model's rows
+  bool on_device = false;
+  double device_wait_s = 0;    // of pairs_s: waiting for the device (device_after_first_pass)
+  double pairs_device_ms = 0;  // of pairs_s: the device's kernels
+};
+Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress = nullptr,
+            BuildTimings* timings = nullptr);
 
 // Fills mi_sums and norms from the weights (after the sparse matrix changes).
 void compute_sums(Model& model);

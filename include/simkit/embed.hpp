@@ -35,7 +35,7 @@ struct SvdOptions {
   std::size_t oversampling = 10;   // extra columns of the sketch (l = d + oversampling)
   int power_iterations = 2;        // q: the sketch is (A A^T)^q A Omega, re-orthonormalised each step
   std::uint64_t seed = 1;          // the test matrix Omega (a hash of seed and place: any device makes the same)
-  int device = -1;                 // CUDA device; -1 = the CPU
+  int device = -1;                 // CUDA device; -1 = the CPU (embed::count: it counts the pairs too)
 };
 
 // The d largest singular triplets, A ~ U diag(s) V^T: u rows x d and v cols x d,
@@ -84,6 +84,7 @@ Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd = nul
 // What train() measured, for --timings.
 struct Timings {
   double count_s = 0, svd_s = 0, svd_device_ms = -1;
+  disco::BuildTimings counting;  // count_s's steps
   std::size_t words = 0, nonzeros = 0;
 };
 
@@ -94,9 +95,11 @@ Vectors train(const std::vector<std::string>& files, const Options& options, Pro
               Timings* timings = nullptr);
 
 // train()'s steps, for callers that overlap them with work of their own:
-// the corpus's PPMI counts (disco::build with the options' counting, measure ppmi); under
+// the corpus's PPMI counts (disco::build with the options' counting, measure ppmi; the
+// pairs counted on options.svd.device's GPU unless counting.device_after_first_pass); under
 // mpirun every rank counts its share and only root gets the model (others: empty);
-disco::Model count(const std::vector<std::string>& files, const Options& options, Progress* progress = nullptr);
+disco::Model count(const std::vector<std::string>& files, const Options& options, Progress* progress = nullptr,
+                   disco::BuildTimings* timings = nullptr);
 // readies CUDA device options.device for the SVD (its context, the libraries' kernels run
 // once on a small matrix), to run while the host counts; errors are left for the SVD
 // itself to report, and without CUDA it does nothing;

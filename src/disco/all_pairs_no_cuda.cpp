@@ -13,3 +13,11 @@ TopKLists all_pairs_sparse_gpu(const Model&, const PairwiseJob&, const AllPairsO
 }
 
 }  // namespace simkit::disco::detail
+
+namespace simkit::disco::detail {
+
+double count_pairs_gpu(const PairCountJob&, std::span<std::uint64_t>, const std::function<void(std::vector<CountedRun>)>&) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+}  // namespace simkit::disco::detail

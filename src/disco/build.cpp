@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <iterator>
@@ -24,6 +25,7 @@
 #include "text/line_source.hpp"
 #include "text/lines.hpp"
 #include "text/utf8.hpp"
+#include "disco/gpu.hpp"
 #include "disco/key_counts.hpp"
 #include "simkit/cluster.hpp"
 #include "simkit/disco.hpp"
@@ -37,6 +39,8 @@ namespace simkit::disco {
 namespace {
 
 constexpr std::size_t kBlock = 2048;  // lines a task
+// A kept block's tokens (pass 1): a word's number in its thread's dictionary, or these.
+constexpr std::uint32_t kStopWord = 0xFFFFFFFF, kLineEnd = 0xFFFFFFFE;
 
 std::unordered_set<std::string> load_stopwords(const std::string& spec) {
   std::unordered_set<std::string> stop;
@@ -184,6 +188,39 @@ std::vector<std::uint64_t> partition_bounds(const std::vector<std::pair<std::str
   return bounds;
 }
 
+// The blocks' words as the model's ids in one array for the GPU's counting
+// (gpu.hpp): detail::kPlace for a stop or rare word, detail::kSentenceEnd after each
+// line, tokens that subsampled(id, file hash, line, place) drops left out.
+template <typename Blocks, typename Subsampled>
+std::vector<std::int32_t> model_tokens(const Blocks& blocks, const Subsampled& subsampled) {
+  std::vector<std::vector<std::int32_t>> each(blocks.size());
+  tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+    const auto& block = blocks[b];
+    std::vector<std::int32_t>& out = each[b];
+    out.reserve(block.tokens.size());
+    const std::uint64_t file_hash = XXH3_64bits(block.file.data(), block.file.size());
+    std::uint64_t line = block.first_line;
+    std::size_t place = 0;
+    for (const std::uint32_t t : block.tokens) {
+      if (t == kLineEnd) {
+        out.push_back(detail::kSentenceEnd);
+        ++line;
+        place = 0;
+        continue;
+      }
+      const std::int64_t w = t == kStopWord ? -1 : block.dictionary->final_ids[t];
+      if (!subsampled(w, file_hash, line, place++)) out.push_back(w < 0 ? detail::kPlace : static_cast<std::int32_t>(w));
+    }
+  });
+  std::vector<std::size_t> at(each.size() + 1, 0);
+  for (std::size_t b = 0; b < each.size(); ++b) at[b + 1] = at[b] + each[b].size();
+  std::vector<std::int32_t> tokens(at.back());
+  tbb::parallel_for(std::size_t{0}, each.size(), [&](std::size_t b) {
+    std::copy(each[b].begin(), each[b].end(), tokens.begin() + static_cast<std::ptrdiff_t>(at[b]));
+  });
+  return tokens;
+}
+
 }  // namespace
 
 std::optional<std::size_t> Model::find(std::string_view word) const {
@@ -200,7 +237,14 @@ Measure parse_measure(const std::string& name) {
 
 const char* measure_name(Measure measure) { return measure == Measure::ppmi ? "ppmi" : "lin"; }
 
-Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress) {
+Model build(const std::vector<std::string>& files, const BuildOptions& options, Progress* progress,
+            BuildTimings* timings) {
+  auto stamp = std::chrono::steady_clock::now();
+  const auto lap = [&](double BuildTimings::*field) {
+    const auto now = std::chrono::steady_clock::now();
+    if (timings != nullptr) timings->*field = std::chrono::duration<double>(now - stamp).count();
+    stamp = now;
+  };
   if (options.window < 2 || options.window > 64) throw UsageError("--window must be 2..64");
   const bool ppmi = options.measure == Measure::ppmi;
   if (ppmi && !(options.ppmi.alpha > 0 && options.ppmi.alpha <= 1))
@@ -247,7 +291,6 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     std::string file;
     std::vector<std::uint32_t> tokens;  // dictionary numbers, kStopWord and kLineEnd
   };
-  constexpr std::uint32_t kStopWord = 0xFFFFFFFF, kLineEnd = 0xFFFFFFFE;
   tbb::enumerable_thread_specific<Dictionary> dictionaries;
   tbb::concurrent_vector<Block> blocks;
   std::vector<std::uint64_t> piece_input;  // each piece's input bytes (pass 2's progress)
@@ -310,6 +353,7 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     kept.clear();
     for (std::size_t i = 0; i < words.size(); ++i) kept.emplace_back(std::move(words[i]), numbers[i]);
   }
+  lap(&BuildTimings::words_s);
   // Lin's keys hold the relation (2 (window - 1) slots), PPMI's the distance (window - 1).
   const int window = options.window, relations = ppmi ? window - 1 : 2 * (window - 1);
   if (kept.size() > 0xFFFFFFFFull / relations)
@@ -336,6 +380,13 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
       discard[i] = std::max(0.0, 1 - std::sqrt(options.subsample * static_cast<double>(tokens) /
                                                   static_cast<double>(kept[i].second)));
   }
+  // Whether subsampling drops word w's token at place p of a line.
+  const auto subsampled = [&](std::int64_t w, std::uint64_t file_hash, std::uint64_t line, std::size_t p) {
+    if (w < 0 || discard.empty() || discard[static_cast<std::size_t>(w)] <= 0) return false;
+    const std::uint64_t place[3] = {file_hash, line, p};
+    const double u = static_cast<double>(XXH3_64bits_withSeed(place, sizeof place, options.seed) >> 11) * 0x1p-53;
+    return u < discard[static_cast<std::size_t>(w)];
+  };
   // A pair at distance d: Lin's weight is 1; PPMI's L - d + 1 with distance weighting
   // (L = window - 1; proportional to word2vec's expected (L - d + 1) / L), else 1.
   const auto weight = [&](int d) -> std::uint64_t {
@@ -379,15 +430,8 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
         else total[static_cast<std::size_t>(slot)].fetch_add(1, std::memory_order_relaxed);
       };
       ids.clear();
-      for (std::size_t p = 0; p < words.size(); ++p) {
-        const std::int64_t w = words[p];
-        if (w >= 0 && !discard.empty() && discard[static_cast<std::size_t>(w)] > 0) {
-          const std::uint64_t place[3] = {file_hash, line, p};
-          const double u = static_cast<double>(XXH3_64bits_withSeed(place, sizeof place, options.seed) >> 11) * 0x1p-53;
-          if (u < discard[static_cast<std::size_t>(w)]) continue;  // dropped: the window reaches past it
-        }
-        ids.push_back(w);
-      }
+      for (std::size_t p = 0; p < words.size(); ++p)
+        if (!subsampled(words[p], file_hash, line, p)) ids.push_back(words[p]);  // else the window reaches past it
       for (std::size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0) continue;
         for (int d = 1; d < window && i + d < ids.size(); ++d) {
@@ -416,7 +460,28 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
       for (std::vector<std::uint64_t>& mine : keys) batches.push_back(&mine);
       triples_counted.add(batches);
     };
-    if (keep_tokens) {
+    const auto asked = std::chrono::steady_clock::now();
+    const int device = options.device_after_first_pass ? options.device_after_first_pass() : options.device;
+    if (timings != nullptr)
+      timings->device_wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+    if (timings != nullptr) timings->on_device = keep_tokens && device >= 0;
+    if (keep_tokens && device >= 0) {
+      // The words pass 1 kept, as the model's ids, counted on the GPU.
+      const std::vector<std::int32_t> ids = model_tokens(blocks, subsampled);
+      blocks = {};
+      std::vector<std::uint64_t> marginals(cells);
+      detail::PairCountJob job{.device = device, .tokens = ids, .window = window, .ppmi = ppmi, .rows = n,
+                               .fold = fold, .bounds = bounds, .memory_budget = options.memory_budget};
+      const double device_ms = detail::count_pairs_gpu(job, marginals, [&](std::vector<detail::CountedRun> parts) {
+        triples_counted.add_counted_parts(std::move(parts));
+      });
+      if (timings != nullptr) timings->pairs_device_ms = device_ms;
+      tbb::parallel_for(std::size_t{0}, cells, [&](std::size_t i) { column[i] = marginals[i]; });
+      if (!ppmi)
+        for (std::size_t i = 0; i < cells; ++i) total[i % static_cast<std::size_t>(relations)] += marginals[i];
+      if (progress != nullptr)
+        for (const std::uint64_t bytes : piece_input) progress->advance(bytes);
+    } else if (keep_tokens) {
       // The words pass 1 kept, a piece's blocks at a time.
       std::vector<std::size_t> order(blocks.size());
       for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
@@ -471,6 +536,7 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
       });
   marginals_of_thread.clear();
 
+  lap(&BuildTimings::pairs_s);
   KeyCounts* triples = &triples_counted;
   std::unique_ptr<KeyCounts> merged;  // under mpirun: every rank's triples, on root
   if (cluster::size() > 1) {
@@ -588,6 +654,7 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
   }
   compute_sums(model);
   make_dense(model, options.features);
+  lap(&BuildTimings::scores_s);
   return model;
 }
 

@@ -203,6 +203,11 @@ void KeyCounts::add_counted(Run run) {
   push(std::move(parts));
 }
 
+void KeyCounts::add_counted_parts(std::vector<Run> parts) {
+  if (parts.size() != runs_.size()) throw Failure("internal: KeyCounts::add_counted_parts given the wrong partitions");
+  push(std::move(parts));
+}
+
 void KeyCounts::push(std::vector<Run> parts) {
   std::vector<std::size_t> held(runs_.size());
   tbb::parallel_for(std::size_t{0}, runs_.size(), [&](std::size_t p) {

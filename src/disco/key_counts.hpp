@@ -38,6 +38,8 @@ class KeyCounts {
   // Counts a run already counted elsewhere (another rank's): distinct keys ascending,
   // each with its count.
   void add_counted(std::vector<std::pair<std::uint64_t, std::uint64_t>> run);
+  // The same, already cut at the bounds: parts[p] holds partition p's keys (P runs).
+  void add_counted_parts(std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> parts);
   // Every distinct key with its count, keys ascending. Call once, after the last add().
   void for_each(const std::function<void(std::uint64_t key, std::uint64_t count)>& body);
   // Partition p's keys ascending with their counts, when nothing was spilled (spills() ==

@@ -1,4 +1,6 @@
 // The randomized truncated SVD's checks and its choice of device.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "embed/svd.hpp"
@@ -20,6 +22,17 @@ std::size_t sketch_width(const CsrView& a, const SvdOptions& options) {
     throw UsageError("the matrix or the rank is too large for 32-bit LAPACK sizes");
   return l;
 }
+
+namespace detail {
+
+std::vector<float> eigen_weights(const std::vector<float>& s, double eig) {
+  std::vector<float> weights(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i)
+    weights[i] = eig == 0 ? 1.0f : static_cast<float>(std::pow(static_cast<double>(s[i]), eig));
+  return weights;
+}
+
+}  // namespace detail
 
 Svd truncated_svd(const CsrView& a, const SvdOptions& options) {
   const std::size_t l = sketch_width(a, options);

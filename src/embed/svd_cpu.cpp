@@ -182,6 +182,23 @@ struct StepClock {
 
 }  // namespace
 
+TopPairs top_eigenpairs(const double* g, std::size_t l, std::size_t rank) {
+  const auto width = static_cast<Eigen::Index>(l);
+  const Eigen::Map<const Eigen::MatrixXd> matrix(g, width, width);
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(matrix.selfadjointView<Eigen::Upper>());
+  if (eigen.info() != Eigen::Success) throw Failure("the eigenvectors of B B^T did not converge");
+  TopPairs top;
+  top.s.resize(rank);
+  top.w.resize(l * rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const Eigen::Index from = width - 1 - static_cast<Eigen::Index>(i);  // ascending order
+    top.s[i] = static_cast<float>(std::sqrt(std::max(0.0, eigen.eigenvalues()(from))));
+    for (std::size_t r = 0; r < l; ++r)
+      top.w[i * l + r] = static_cast<float>(eigen.eigenvectors()(static_cast<Eigen::Index>(r), from));
+  }
+  return top;
+}
+
 Svd truncated_svd_cpu(const CsrView& view, const SvdOptions& options, std::size_t l) {
   StepClock clock;
   const Sparse a = to_eigen(view);
@@ -219,8 +236,7 @@ Svd truncated_svd_cpu(const CsrView& view, const SvdOptions& options, std::size_
   Eigen::MatrixXd g(width, width);
   cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, static_cast<int>(width), static_cast<int>(cols), 1.0, zd.data(),
               static_cast<int>(cols), 0.0, g.data(), static_cast<int>(width));
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(g.selfadjointView<Eigen::Upper>());
-  if (eigen.info() != Eigen::Success) throw Failure("the eigenvectors of B B^T did not converge");
+  TopPairs top = top_eigenpairs(g.data(), l, options.rank);
   clock("B.B^T eigen");
 
   Svd out;
@@ -228,13 +244,8 @@ Svd truncated_svd_cpu(const CsrView& view, const SvdOptions& options, std::size_
   out.cols = view.cols;
   out.rank = options.rank;
   const auto rank = static_cast<Eigen::Index>(options.rank);
-  Dense w(width, rank);  // the top `rank` eigenvectors, largest first
-  out.s.resize(options.rank);
-  for (Eigen::Index i = 0; i < rank; ++i) {
-    const Eigen::Index from = width - 1 - i;  // ascending order
-    out.s[static_cast<std::size_t>(i)] = static_cast<float>(std::sqrt(std::max(0.0, eigen.eigenvalues()(from))));
-    w.col(i) = eigen.eigenvectors().col(from).cast<float>();
-  }
+  const Dense w = Eigen::Map<const Eigen::MatrixXf>(top.w.data(), width, rank);  // the top eigenvectors, largest first
+  out.s = std::move(top.s);
   const Dense u = multiply(y, w);  // U = Q W
   Dense v = multiply(z, w);        // V = Z W / s
   for (Eigen::Index i = 0; i < rank; ++i) {

@@ -4,7 +4,7 @@
 
 namespace simkit::embed::detail {
 
-Svd truncated_svd_gpu(const CsrView&, const SvdOptions&, std::size_t) {
+Svd truncated_svd_gpu(const CsrView&, const SvdOptions&, std::size_t, const WordVectors*) {
   throw Failure("this simkit was built without CUDA");
 }
 

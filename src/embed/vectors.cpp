@@ -44,22 +44,33 @@ Options default_options() {
   return o;
 }
 
-Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out) {
+namespace {
+
+// vectors(), and the SVD's time on the device (-1: the CPU) in device_ms when given.
+Vectors make_vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out, double* device_ms) {
   if (ppmi.measure != disco::Measure::ppmi)
     throw UsageError("word vectors come from a PPMI model (disco build --measure ppmi)");
   check(options);
   const CsrView a{ppmi.size(), ppmi.feature_words, ppmi.offsets.data(), ppmi.features.data(), ppmi.mi.data()};
-  Svd svd = truncated_svd(a, options.svd);
   Vectors out;
   out.words = ppmi.words;
+  if (svd_out == nullptr && options.svd.device >= 0) {  // made on the device: half the bytes come back
+    const detail::WordVectors made{options.eig, options.add_contexts};
+    Svd svd = detail::truncated_svd_gpu(a, options.svd, sketch_width(a, options.svd), &made);
+    if (device_ms != nullptr) *device_ms = svd.device_ms;
+    out.dim = svd.rank;
+    out.singular_values = std::move(svd.s);
+    out.values = std::move(svd.u);
+    return out;
+  }
+  Svd svd = truncated_svd(a, options.svd);
+  if (device_ms != nullptr) *device_ms = svd.device_ms;
   out.dim = svd.rank;
   out.singular_values = svd.s;
   out.values.assign(ppmi.size() * svd.rank, 0.0f);
   // U S^p (+ V S^p of the same words: a word's id is its context id, words being the most
   // frequent first), a row at a time.
-  std::vector<float> scale(svd.rank);
-  for (std::size_t i = 0; i < svd.rank; ++i)
-    scale[i] = options.eig == 0 ? 1.0f : static_cast<float>(std::pow(static_cast<double>(svd.s[i]), options.eig));
+  const std::vector<float> scale = detail::eigen_weights(svd.s, options.eig);
   tbb::parallel_for(std::size_t{0}, ppmi.size(), [&](std::size_t w) {
     const float* u = svd.u.data() + w * svd.rank;
     const float* v = svd.v.data() + w * svd.rank;
@@ -70,11 +81,19 @@ Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out) 
   return out;
 }
 
-disco::Model count(const std::vector<std::string>& files, const Options& options, Progress* progress) {
+}  // namespace
+
+Vectors vectors(const disco::Model& ppmi, const Options& options, Svd* svd_out) {
+  return make_vectors(ppmi, options, svd_out, nullptr);
+}
+
+disco::Model count(const std::vector<std::string>& files, const Options& options, Progress* progress,
+                   disco::BuildTimings* timings) {
   check(options);
   disco::BuildOptions counting = options.counting;
   counting.measure = disco::Measure::ppmi;
-  return disco::build(files, counting, progress);
+  if (!counting.device_after_first_pass) counting.device = options.svd.device;  // the SVD's GPU counts too
+  return disco::build(files, counting, progress, timings);
 }
 
 void prepare_device(const SvdOptions& options) {
@@ -95,11 +114,11 @@ Vectors vectors_of_counts(const disco::Model& counts, const std::string& corpus,
                                  "needs {} words): use a larger corpus or a smaller --dim",
                                  counts.size(), options.svd.rank, options.svd.rank, options.svd.oversampling, need));
   const auto start = std::chrono::steady_clock::now();
-  Svd svd;
-  Vectors out = vectors(counts, options, &svd);
+  double device_ms = -1;
+  Vectors out = make_vectors(counts, options, nullptr, &device_ms);
   if (timings != nullptr) {
     timings->svd_s = seconds_since(start);
-    timings->svd_device_ms = svd.device_ms;
+    timings->svd_device_ms = device_ms;
     timings->words = counts.size();
     timings->nonzeros = counts.features.size();
   }
@@ -114,7 +133,7 @@ Vectors train(const std::vector<std::string>& files, const Options& options, Pro
   {
     std::jthread ready;  // the GPU readied while the host counts
     if (options.svd.device >= 0 && cluster::root()) ready = std::jthread([&] { prepare_device(options.svd); });
-    counts = count(files, options, progress);
+    counts = count(files, options, progress, timings != nullptr ? &timings->counting : nullptr);
     count_s = seconds_since(start);
   }
   if (!cluster::root()) return {};  // under mpirun: every rank counts, root does the rest

@@ -197,15 +197,6 @@ TEST(Disco, ModelFileRoundTripAndDamage) {
   EXPECT_NE(refusal(std::string(200, 'x')).find("wrong magic"), std::string::npos);
 }
 
-void expect_same_model(const disco::Model& a, const disco::Model& b) {
-  EXPECT_EQ(a.words, b.words);
-  EXPECT_EQ(a.counts, b.counts);
-  EXPECT_EQ(a.offsets, b.offsets);
-  EXPECT_EQ(a.features, b.features);
-  EXPECT_EQ(a.mi, b.mi);  // the same counts give the same floats
-  EXPECT_EQ(a.mi_sums, b.mi_sums);
-}
-
 TEST(Disco, KeyCountsSpillAndMergeExactly) {
   // More distinct keys than the smallest budget holds (1 MiB: 65,536 pairs), in batches:
   // the counts spill to temporary files and come back merged, in order, equal to a map's.
@@ -331,12 +322,12 @@ TEST(Disco, PiecesAndSpillsCountExactly) {
   const disco::Model whole = disco::build({(dir / "c.txt").string()}, options);
   EXPECT_EQ(whole.size(), 500u);
   options.memory_budget = 1;  // the floors: 1 MiB pieces, 1 MiB of counts
-  expect_same_model(disco::build({(dir / "c.txt").string()}, options), whole);
+  test::expect_same_model(disco::build({(dir / "c.txt").string()}, options), whole);
   const std::size_t cut = text.find('\n', text.size() / 2) + 1;
   test::write_file(dir / "a.txt", text.substr(0, cut));
   test::write_file(dir / "b.txt.gz", test::gzip(text.substr(cut)));
   options.memory_budget = 0;
-  expect_same_model(disco::build({(dir / "a.txt").string(), (dir / "b.txt.gz").string()}, options), whole);
+  test::expect_same_model(disco::build({(dir / "a.txt").string(), (dir / "b.txt.gz").string()}, options), whole);
 }
 
 TEST(Disco, WikipediaDumpsCountTheirArticlesText) {
@@ -355,7 +346,7 @@ Cats eat [[fish]]; dogs eat meat.&lt;ref&gt;cite dogs eat&lt;/ref&gt;</text></re
   disco::BuildOptions options;
   options.stopwords = "none";
   const disco::Model from_dump = disco::build({(dir / "dump.xml").string()}, options);
-  expect_same_model(from_dump, disco::build({(dir / "text.txt").string()}, options));
+  test::expect_same_model(from_dump, disco::build({(dir / "text.txt").string()}, options));
   EXPECT_FALSE(from_dump.find("talk").has_value());
   EXPECT_FALSE(from_dump.find("redirect").has_value());
   EXPECT_FALSE(from_dump.find("cite").has_value());

@@ -193,5 +193,47 @@ TEST(GpuDisco, SplitTf32HasFp32Accuracy) {
   EXPECT_GE(same, cores.indices.size() * 99 / 100);  // near-ties may swap
 }
 
+// The window pairs counted on the GPU give the CPU's model bit for bit (the counts are
+// integers: the same counts, the same floats): both measures, windows 2 to 9, distance
+// weights, stop words, rare words, fewer rows than words, subsampling, and a budget so
+// small that the device counts in chunks of 4,096 tokens and the host spills its runs.
+TEST(GpuDisco, PairCountsEqualTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<std::string> vocabulary;
+  for (int i = 0; i < 2000; ++i) vocabulary.push_back(i % 97 == 0 ? "the" : "w" + std::to_string(i));
+  std::string text;
+  const std::size_t size = test::quick() ? (std::size_t{1} << 19) : (std::size_t{2} << 20);
+  while (text.size() < size) {
+    const int n = random.integer(0, 30);
+    for (int i = 0; i < n; ++i)
+      text += vocabulary[std::min(random.integer(0, 1999), random.integer(0, 1999))] + (i + 1 < n ? " " : "");
+    text += random.integer(0, 9) == 0 ? " . \n" : "\n";
+  }
+  test::TempDir dir;
+  test::write_file(dir / "c.txt", text);
+  for (int trial = 0; trial < 8; ++trial) {
+    disco::BuildOptions options;
+    options.measure = trial % 2 == 0 ? disco::Measure::ppmi : disco::Measure::lin;
+    options.window = 2 + trial;
+    options.ppmi.weighted = trial % 4 == 0;
+    options.stopwords = trial % 3 == 0 ? "english" : "none";
+    options.min_count = trial % 3 == 1 ? 3 : 1;
+    options.words = trial == 3 ? 300 : 0;
+    options.subsample = trial == 4 || trial == 7 ? 1e-3 : 0;
+    options.memory_budget = trial >= 6 ? 1 : 0;
+    SCOPED_TRACE(testing::Message() << "trial " << trial);
+    const disco::Model cpu = disco::build({(dir / "c.txt").string()}, options);
+    options.device = 0;
+    const disco::Model gpu = disco::build({(dir / "c.txt").string()}, options);
+    ASSERT_GT(cpu.features.size(), 0u);
+    test::expect_same_model(gpu, cpu);
+    options.device = -1;
+    options.device_after_first_pass = [] { return 0; };
+    test::expect_same_model(disco::build({(dir / "c.txt").string()}, options), cpu);
+  }
+}
+
 }  // namespace
 }  // namespace simkit

@@ -60,6 +60,7 @@ TEST(GpuEmbed, VectorsGiveTheCpusSimilarities) {
   options.svd.rank = test::quick() ? 32 : 100;
   const neighbors::Model cpu = embed::as_model(embed::vectors(model, options));
   options.svd.device = 0;
+  embed::prepare_device(options.svd);  // as embed readies the device while it counts
   const neighbors::Model gpu = embed::as_model(embed::vectors(model, options));
   ASSERT_EQ(gpu.rows, cpu.rows);
   const std::uint32_t words = static_cast<std::uint32_t>(std::min<std::size_t>(cpu.rows, 500));
@@ -68,6 +69,33 @@ TEST(GpuEmbed, VectorsGiveTheCpusSimilarities) {
     for (std::uint32_t b = a + 1; b < words; ++b)
       worst = std::max(worst, std::abs(neighbors::cosine(gpu, a, b) - neighbors::cosine(cpu, a, b)));
   EXPECT_LE(worst, 2e-3);
+}
+
+// The word vectors made on the device ((u + v) s^p there, half the bytes back) equal
+// those made on the host from the triplets, with and without contexts: to rounding, as
+// two runs of the GPU's SVD differ in the last bits (cuSPARSE's products sum in any order).
+TEST(GpuEmbed, VectorsMadeOnTheDeviceEqualTheHosts) {
+  SIMKIT_REQUIRE_GPU();
+  const disco::Model model = test::sample_ppmi_model();
+  embed::Options options = embed::default_options();
+  options.svd.rank = 24;
+  options.svd.device = 0;
+  for (const bool contexts : {true, false}) {
+    options.add_contexts = contexts;
+    embed::Svd svd;
+    const embed::Vectors host = embed::vectors(model, options, &svd);  // made from the downloaded u and v
+    const embed::Vectors device = embed::vectors(model, options);
+    ASSERT_EQ(device.singular_values.size(), host.singular_values.size());
+    for (std::size_t i = 0; i < host.singular_values.size(); ++i)
+      EXPECT_NEAR(device.singular_values[i], host.singular_values[i], 1e-5 * host.singular_values[0]);
+    ASSERT_EQ(device.values.size(), host.values.size());
+    float largest = 0, worst = 0;
+    for (std::size_t i = 0; i < host.values.size(); ++i) {
+      largest = std::max(largest, std::abs(host.values[i]));
+      worst = std::max(worst, std::abs(device.values[i] - host.values[i]));
+    }
+    EXPECT_LE(worst, 1e-4f * largest) << "contexts " << contexts;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -55,9 +56,10 @@ std::string words_path(const EmbedOptions& options) {
   return path.replace_extension(".words").string();
 }
 
-// Corpora up to this size are counted while the GPU's driver starts (cuInit and the
-// context take 0.1-0.5 s, a third of a small corpus's run); a device that cannot be had is
-// then reported after the counting. Larger corpora resolve the device first.
+// Corpora up to this size have their words counted (the first pass) while the GPU's driver
+// starts (cuInit and the context take 0.1-0.5 s, a third of a small corpus's run); a
+// device that cannot be had is then reported after that pass. Larger corpora resolve the
+// device first.
 constexpr std::uint64_t kCountWhileDeviceStarts = std::uint64_t{1} << 30;
 
 int run_embed(EmbedOptions& options) {
@@ -74,25 +76,39 @@ int run_embed(EmbedOptions& options) {
   embed.counting.window = options.window + 1;
   embed.counting.format = parse_text_format(options.input_format);
   embed.counting.memory_budget = context.memory_budget;
-  // The device found, and readied for the SVD, while the corpus is counted.
-  std::future<Device> device_started = std::async(std::launch::async, [&spec, svd = embed.svd] {
-    Device device = resolve_device(spec);
+  // The device found (what the pair counting waits for), then readied for the SVD while
+  // the pairs are counted.
+  std::promise<Device> found;
+  std::shared_future<Device> device_started = found.get_future().share();
+  std::jthread starting([&found, &spec, svd = embed.svd] {
+    Device device;
+    try {
+      device = resolve_device(spec);
+      found.set_value(device);
+    } catch (...) {
+      found.set_exception(std::current_exception());
+      return;
+    }
     if (device.cuda && cluster::root()) {
       embed::SvdOptions on_device = svd;
       on_device.device = device.index;
       embed::prepare_device(on_device);
     }
-    return device;
   });
   if (bytes > kCountWhileDeviceStarts) context.device = device_started.get();
+  // The pairs are counted on the device (when a GPU): it is waited for after the first pass.
+  embed.counting.device_after_first_pass = [device_started] {
+    const Device device = device_started.get();
+    return device.cuda ? device.index : -1;
+  };
   embed::Timings timings;
   disco::Model counts;
   {
     Progress progress("counting", 2 * bytes, "B");  // two passes
-    counts = embed::count(files, embed, &progress);
+    counts = embed::count(files, embed, &progress, &timings.counting);
     timings.count_s = seconds_since(start);
   }
-  if (device_started.valid()) context.device = device_started.get();
+  context.device = device_started.get();
   if (!cluster::root()) return kExitOk;  // under mpirun: the counts went to root, which does the rest
   if (context.device.cuda) embed.svd.device = context.device.index;
   const embed::Vectors vectors = embed::vectors_of_counts(counts, files.empty() ? "" : files[0], embed, &timings);
@@ -101,8 +117,14 @@ int run_embed(EmbedOptions& options) {
   neighbors::save_model(embed::as_model(vectors), options.output, to, nullptr,
                         to == neighbors::Format::Npy ? words_path(options) : "");
   if (context.timings) {
-    note(fmt::format("timing: counted {:.1f} MB in {:.3f} s: {} words, {} PPMI values > 0", bytes / 1e6,
-                     timings.count_s, timings.words, timings.nonzeros));
+    const disco::BuildTimings& c = timings.counting;
+    note(fmt::format("timing: counted {:.1f} MB in {:.3f} s (words {:.3f} s, pairs {:.3f} s on {}{}, PPMI {:.3f} s): {} "
+                     "words, {} PPMI values > 0",
+                     bytes / 1e6, timings.count_s, c.words_s, c.pairs_s, c.on_device ? context.device.name : "cpu",
+                     c.on_device ? fmt::format(" (waiting for it {:.3f} s, kernels {:.1f} ms)", c.device_wait_s,
+                                               c.pairs_device_ms)
+                                 : "",
+                     c.scores_s, timings.words, timings.nonzeros));
     note(fmt::format("timing: SVD (rank {}, {} power iterations) on {} in {:.3f} s{}", vectors.dim,
                      embed.svd.power_iterations, context.device.cuda ? context.device.name : "cpu", timings.svd_s,
                      timings.svd_device_ms >= 0 ? fmt::format(" ({:.1f} ms on the device)", timings.svd_device_ms)

@@ -2,8 +2,10 @@
 // CUDA's libraries: the sparse matrix and its transpose (cuSPARSE's csr2csc) in
 // compressed rows, every sketch column-major; products by cuSPARSE's SpMM, orthonormal
 // bases by cuSOLVER's QR (geqrf, orgqr), B B^T = Z^T Z by cuBLAS in float64 and its
-// eigenvectors by cuSOLVER's syevd; U and V by cuBLAS, written transposed so that they
-// arrive row-major. The test matrix is made on the device from the same hash as the CPU's.
+// eigenvectors on the host (l x l: the CPU's own code; cuSOLVER's syevd cost 0.1-0.3 s of
+// kernel loading on a fresh context, more than the rest of the SVD); U and V by cuBLAS,
+// written transposed so that they arrive row-major, or the word vectors made from them
+// on the device. The test matrix is made on the device from the same hash as the CPU's.
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include <cusolverDn.h>
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <future>
 #include <vector>
 
 #include "core/cuda/check.hpp"
@@ -52,29 +55,30 @@ __global__ void to_double_kernel(const float* x, std::size_t n, double* y) {
     y[e] = x[e];
 }
 
-// From syevd's ascending eigenpairs of B B^T (l x l, column-major, float64): s (rank,
-// descending) and the matching eigenvectors as float columns, wu (for U) and wv = wu / s
-// (for V), l x rank column-major.
-__global__ void top_pairs_kernel(const double* vectors, const double* values, std::size_t l, std::size_t rank,
-                                 float* s, float* wu, float* wv) {
-  for (std::size_t e = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < l * rank;
-       e += std::size_t{gridDim.x} * blockDim.x) {
-    const std::size_t row = e % l, i = e / l, from = l - 1 - i;
-    const double sigma = sqrt(fmax(values[from], 0.0));
-    const double x = vectors[from * l + row];
-    wu[e] = static_cast<float>(x);
-    wv[e] = sigma > 0 ? static_cast<float>(x / sigma) : 0.0f;
-    if (row == 0) s[i] = static_cast<float>(sigma);
-  }
-}
-
 struct Handles {
-  cuda::CublasHandle blas = cuda::make_cublas();
+  cuda::CublasHandle blas;
   cusolverDnHandle_t solver = nullptr;
   cusparseHandle_t sparse = nullptr;
+  // Each library loads its kernels as its handle is made (a tenth of a second or more on
+  // a fresh context): the three at once, cuSOLVER and cuSPARSE on threads of their own.
   Handles() {
-    SIMKIT_CUSOLVER_CHECK(cusolverDnCreate(&solver));
-    SIMKIT_CUSPARSE_CHECK(cusparseCreate(&sparse));
+    int device = 0;
+    SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+    auto solver_made = std::async(std::launch::async, [device] {
+      SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+      cusolverDnHandle_t h = nullptr;
+      SIMKIT_CUSOLVER_CHECK(cusolverDnCreate(&h));
+      return h;
+    });
+    auto sparse_made = std::async(std::launch::async, [device] {
+      SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+      cusparseHandle_t h = nullptr;
+      SIMKIT_CUSPARSE_CHECK(cusparseCreate(&h));
+      return h;
+    });
+    blas = cuda::make_cublas();
+    solver = solver_made.get();
+    sparse = sparse_made.get();
   }
   ~Handles() {
     cusparseDestroy(sparse);
@@ -103,6 +107,14 @@ struct DeviceCsr {
     if (descr != nullptr) cusparseDestroySpMat(descr);
   }
 };
+
+// The word vectors in place of u (rows x rank, row-major): (u + v) x weight, or u x weight.
+__global__ void word_vectors_kernel(float* u, const float* v, std::size_t rows, std::size_t rank,
+                                    const float* weight) {
+  for (std::size_t e = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < rows * rank;
+       e += std::size_t{gridDim.x} * blockDim.x)
+    u[e] = (v != nullptr ? u[e] + v[e] : u[e]) * weight[e % rank];
+}
 
 class GpuSvd {
  public:
@@ -161,7 +173,57 @@ class GpuSvd {
     check_info("QR");
   }
 
-  Svd run(const SvdOptions& options) {
+  // g (l x l) = z^T z in float64, z n x l (column-major).
+  void gram(const float* z, std::size_t n, double* g) {
+    cuda::DeviceBuffer<double> zd(n * l_);
+    to_double_kernel<<<blocks_for(n * l_, 256), 256>>>(z, n * l_, zd.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    const double one = 1.0, zero = 0.0;
+    SIMKIT_CUBLAS_CHECK(cublasDsyrk(h_.blas.get(), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, static_cast<int>(l_),
+                                    static_cast<int>(n), &one, zd.get(), static_cast<int>(n), &zero, g,
+                                    static_cast<int>(l_)));
+  }
+
+  // out (rank x n, column-major) = w^T basis^T, w l x rank and basis n x l.
+  void transposed_product(const float* w, const float* basis, std::size_t n, std::size_t rank, float* out) {
+    const float one = 1.0f, zero = 0.0f;
+    SIMKIT_CUBLAS_CHECK(cublasSgemm(h_.blas.get(), CUBLAS_OP_T, CUBLAS_OP_T, static_cast<int>(rank),
+                                    static_cast<int>(n), static_cast<int>(l_), &one, w, static_cast<int>(l_), basis,
+                                    static_cast<int>(n), &zero, out, static_cast<int>(rank)));
+  }
+
+  // Every kernel run() uses, launched once, each library's on a thread of its own: a
+  // library loads its kernels as they are first launched (0.1-0.3 s in all on a fresh
+  // context, measured on an H100), so the three load side by side.
+  void load_kernels(const SvdOptions& options) {
+    int device = 0;
+    SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+    const std::size_t rows = a_.rows, cols = a_.cols, rank = std::min(options.rank, l_);
+    cuda::DeviceBuffer<float> y = zeroed<float>(rows * l_), z = zeroed<float>(cols * l_), q = zeroed<float>(rows * l_);
+    const auto on_device = [device](auto body) {
+      return std::async(std::launch::async, [device, body] {
+        SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+        body();
+      });
+    };
+    auto sparse = on_device([&] {
+      product(a_, z.get(), y.get());
+      product(at_, y.get(), z.get());
+    });
+    auto solver = on_device([&] { orthonormalize(q.get(), rows); });
+    cuda::DeviceBuffer<float> x(cols * l_), s = zeroed<float>(rank), w = zeroed<float>(l_ * rank), u(cols * rank);
+    cuda::DeviceBuffer<double> h(l_ * l_);
+    test_matrix_kernel<<<blocks_for(cols * l_, 256), 256>>>(options.seed, cols, l_, x.get());
+    gram(x.get(), cols, h.get());
+    transposed_product(w.get(), x.get(), cols, rank, u.get());
+    word_vectors_kernel<<<blocks_for(cols * rank, 256), 256>>>(u.get(), nullptr, cols, rank, s.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    sparse.get();
+    solver.get();
+    SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  Svd run(const SvdOptions& options, const WordVectors* vectors) {
     const std::size_t rows = a_.rows, cols = a_.cols, rank = options.rank;
     cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
     start.record(nullptr);
@@ -178,48 +240,47 @@ class GpuSvd {
     orthonormalize(y.get(), rows);   // Q
     product(at_, y.get(), z.get());  // Z = A^T Q = B^T
 
-    // B B^T = Z^T Z in float64 and its eigenpairs (ascending).
-    cuda::DeviceBuffer<double> zd(cols * l_), g(l_ * l_), values(l_);
-    to_double_kernel<<<blocks_for(cols * l_, 256), 256>>>(z.get(), cols * l_, zd.get());
-    SIMKIT_CUDA_CHECK_LAUNCH();
-    const double one = 1.0, zero = 0.0;
-    SIMKIT_CUBLAS_CHECK(cublasDsyrk(h_.blas.get(), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, static_cast<int>(l_),
-                                    static_cast<int>(cols), &one, zd.get(), static_cast<int>(cols), &zero, g.get(),
-                                    static_cast<int>(l_)));
-    zd = cuda::DeviceBuffer<double>();
-    int size_eig = 0;
-    SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevd_bufferSize(h_.solver, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER,
-                                                      static_cast<int>(l_), g.get(), static_cast<int>(l_),
-                                                      values.get(), &size_eig));
-    cuda::DeviceBuffer<double> eig_work = zeroed<double>(static_cast<std::size_t>(std::max(size_eig, 1)));
-    SIMKIT_CUSOLVER_CHECK(cusolverDnDsyevd(h_.solver, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER,
-                                           static_cast<int>(l_), g.get(), static_cast<int>(l_), values.get(),
-                                           eig_work.get(), size_eig, info_.get()));
-    check_info("syevd");
-    cuda::DeviceBuffer<float> s(rank), wu(l_ * rank), wv(l_ * rank);
-    top_pairs_kernel<<<blocks_for(l_ * rank, 256), 256>>>(g.get(), values.get(), l_, rank, s.get(), wu.get(),
-                                                          wv.get());
-    SIMKIT_CUDA_CHECK_LAUNCH();
+    // B B^T = Z^T Z in float64; its top eigenpairs on the host (l x l, as the CPU's: a
+    // fraction of a millisecond's copy each way): s, and Wu = W for U, Wv = W / s for V.
+    cuda::DeviceBuffer<double> g = zeroed<double>(l_ * l_);  // its lower triangle comes back unwritten
+    gram(z.get(), cols, g.get());
+    std::vector<double> gram_host(l_ * l_);
+    SIMKIT_CUDA_CHECK(cudaMemcpy(gram_host.data(), g.get(), gram_host.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    const TopPairs top = top_eigenpairs(gram_host.data(), l_, rank);
+    std::vector<float> over_s(top.w.size());
+    for (std::size_t e = 0; e < over_s.size(); ++e) {
+      const float sigma = top.s[e / l_];
+      over_s[e] = sigma > 0 ? top.w[e] / sigma : 0.0f;
+    }
+    const cuda::DeviceBuffer<float> s = cuda::to_device(top.s.data(), rank), wu = cuda::to_device(top.w.data(), top.w.size()),
+                                    wv = cuda::to_device(over_s.data(), over_s.size());
 
     // U^T = Wu^T Q^T (rank x rows, column-major: U row-major), V^T = Wv^T Z^T.
     cuda::DeviceBuffer<float> u(rows * rank), v(cols * rank);
-    const float onef = 1.0f, zerof = 0.0f;
-    const auto transposed_product = [&](const float* w, const float* basis, std::size_t n, float* out) {
-      SIMKIT_CUBLAS_CHECK(cublasSgemm(h_.blas.get(), CUBLAS_OP_T, CUBLAS_OP_T, static_cast<int>(rank),
-                                      static_cast<int>(n), static_cast<int>(l_), &onef, w, static_cast<int>(l_), basis,
-                                      static_cast<int>(n), &zerof, out, static_cast<int>(rank)));
-    };
-    transposed_product(wu.get(), y.get(), rows, u.get());
-    transposed_product(wv.get(), z.get(), cols, v.get());
-    stop.record(nullptr);
-
+    transposed_product(wu.get(), y.get(), rows, rank, u.get());
+    transposed_product(wv.get(), z.get(), cols, rank, v.get());
     Svd out;
     out.rows = rows;
     out.cols = cols;
     out.rank = rank;
+    out.s.resize(rank);
+    if (vectors != nullptr) {
+      SIMKIT_CUDA_CHECK(cudaMemcpy(out.s.data(), s.get(), rank * sizeof(float), cudaMemcpyDeviceToHost));
+      const std::vector<float> weights = eigen_weights(out.s, vectors->eig);
+      const cuda::DeviceBuffer<float> weight = cuda::to_device(weights.data(), weights.size());
+      word_vectors_kernel<<<blocks_for(rows * rank, 256), 256>>>(u.get(), vectors->add_contexts ? v.get() : nullptr,
+                                                                 rows, rank, weight.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      stop.record(nullptr);
+      out.u.resize(rows * rank);
+      SIMKIT_CUDA_CHECK(cudaMemcpy(out.u.data(), u.get(), out.u.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      out.device_ms = cuda::elapsed_ms(start, stop);
+      return out;
+    }
+    stop.record(nullptr);
+    SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     out.u.resize(rows * rank);
     out.v.resize(cols * rank);
-    out.s.resize(rank);
     SIMKIT_CUDA_CHECK(cudaMemcpy(out.u.data(), u.get(), out.u.size() * sizeof(float), cudaMemcpyDeviceToHost));
     SIMKIT_CUDA_CHECK(cudaMemcpy(out.v.data(), v.get(), out.v.size() * sizeof(float), cudaMemcpyDeviceToHost));
     SIMKIT_CUDA_CHECK(cudaMemcpy(out.s.data(), s.get(), rank * sizeof(float), cudaMemcpyDeviceToHost));
@@ -265,10 +326,11 @@ class GpuSvd {
 
 }  // namespace
 
-Svd truncated_svd_gpu(const CsrView& a, const SvdOptions& options, std::size_t l) {
+Svd truncated_svd_gpu(const CsrView& a, const SvdOptions& options, std::size_t l, const WordVectors* vectors) {
   const cuda::DeviceGuard guard(options.device);
   GpuSvd svd(a, l);
-  return svd.run(options);
+  Svd out = svd.run(options, vectors);
+  return out;
 }
 
 void warm_up_gpu(const SvdOptions& options, std::size_t l) {
@@ -286,7 +348,9 @@ void warm_up_gpu(const SvdOptions& options, std::size_t l) {
     offsets.push_back(columns.size());
   }
   const CsrView small{side, side, offsets.data(), columns.data(), values.data()};
-  truncated_svd_gpu(small, options, l);
+  const cuda::DeviceGuard guard(options.device);
+  GpuSvd svd(small, l);
+  svd.load_kernels(options);
 }
 
 }  // namespace simkit::embed::detail
