@@ -206,5 +206,40 @@ TEST(DedupCli, BadInputGetsOneLineAndNoOutput) {
   }
 }
 
+// --device auto takes the GPU only for jobs it finishes sooner (docs/gpu.md): a small
+// edit-rate job and any ssdeep list stay on the CPU, 5,000 documents go to the GPU, and the
+// pairs are the same either way. (Without a GPU, auto is the CPU for all.)
+TEST(DedupCli, AutoDeviceKeepsSmallJobsOnTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  test::TempDir dir;
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  fs::create_directories(dir / "many");
+  std::string text;  // random words; every 100th document a copy of the one before with one letter changed
+  for (int d = 0; d < 5000; ++d) {
+    if (d % 100 != 1) {
+      text.clear();
+      while (text.size() < 300) text += test::random_base64(random, random.integer(2, 9), 52) + ' ';
+    } else {
+      text[static_cast<std::size_t>(random.integer(0, 299))] = '#';
+    }
+    test::write_file(dir / "many" / fmt::format("{}.txt", d), text);
+  }
+  const auto device_of = [](const test::RunResult& r) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.err.find(" on cpu") != std::string::npos ? "cpu" : "gpu";
+  };
+  const std::string small = (dir / "small").string();
+  fs::create_directories(small);
+  for (int d = 0; d < 50; ++d) fs::copy_file(dir / "many" / fmt::format("{}.txt", d), fs::path(small) / fmt::format("{}.txt", d));
+  EXPECT_STREQ(device_of(test::run_simkit({"dedup", "--mode", "edit-rate", "--timings", "-q", small})), "cpu");
+  const auto many_auto = test::run_simkit({"dedup", "--mode", "edit-rate", "--timings", "-q", (dir / "many").string()});
+  EXPECT_STREQ(device_of(many_auto), "gpu");
+  const auto many_cpu =
+      test::run_simkit({"dedup", "--mode", "edit-rate", "--device", "cpu", "-q", (dir / "many").string()});
+  EXPECT_EQ(read_tsv(many_auto.out), read_tsv(many_cpu.out));
+  EXPECT_STREQ(device_of(test::run_simkit({"dedup", "--timings", "-q", boost_dir()})), "cpu");
+}
+
 }  // namespace
 }  // namespace simkit

@@ -11,7 +11,7 @@
 namespace simkit::cli {
 
 void add_common_options(CLI::App& command, CommonOptions& options) {
-  command.add_option("--device", options.device, "auto, cpu, cuda or cuda:N (auto: a GPU when present)")
+  command.add_option("--device", options.device, "auto, cpu, cuda, cuda:N or cuda:all (auto: a GPU when present and the job large enough to gain from it)")
       ->capture_default_str();
   command.add_option("--threads", options.threads, "CPU threads to use (0 = all cores)")
       ->capture_default_str();
@@ -30,6 +30,16 @@ Context make_context(const CommonOptions& options, bool resolve) {
   context.threads = std::make_unique<ThreadLimit>(options.threads);
   set_progress_enabled(!options.quiet && ::isatty(STDERR_FILENO) && cluster::root());
   return context;
+}
+
+Device device_for_job(const CommonOptions& options, bool gpu_pays_off) {
+  const DeviceSpec spec = parse_device(options.device);
+  if (spec.kind == DeviceSpec::Kind::Auto && !gpu_pays_off) {
+    Device cpu;
+    cpu.name = "cpu";
+    return cpu;
+  }
+  return resolve_device(spec);
 }
 
 std::vector<std::string> text_files(const std::vector<std::string>& paths, std::uint64_t& bytes) {

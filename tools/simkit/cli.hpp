@@ -43,6 +43,12 @@ struct Context {
 // the device itself (embed, overlapping the driver's start with its counting).
 Context make_context(const CommonOptions& options, bool resolve_device = true);
 
+// The device of a job whose size is known: as resolve_device, except that --device auto
+// takes the CPU when `gpu_pays_off` is false (a job the GPU would finish later than the
+// CPU, its driver's start counted: each command's rule and its measurement are in
+// docs/gpu.md). An explicit --device cuda is always obeyed.
+Device device_for_job(const CommonOptions& options, bool gpu_pays_off);
+
 // Prints one line "simkit: <what>" on standard error (timings, notes).
 void note(const std::string& line);
 

@@ -170,15 +170,26 @@ std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, 
   return found;
 }
 
+// --device auto's rule (docs/gpu.md, measured on an H100 with 16 cores): edit-rate jobs
+// of fewer documents are done on the CPU before the GPU's driver has started and loaded
+// its kernels. ssdeep mode stays on the CPU: its GPU path scores every pair, and the
+// CPU's 7-gram index was faster from 50,000 hashes on (and 2.7x at 1,000,000); the GPU
+// won only on a real list of 14,322 dense with near-duplicates (1.3 s against 1.6 s).
+constexpr std::size_t kEditRateGpuDocuments = 5000;
+
 int run_dedup(DedupOptions& options) {
   if (options.mode != "ssdeep" && options.mode != "edit-rate")
     throw UsageError(fmt::format("--mode {}: expected ssdeep or edit-rate", quote(options.mode)));
   if (options.format != "tsv" && options.format != "json")
     throw UsageError(fmt::format("--format {}: expected tsv or json", quote(options.format)));
   if (options.threshold < 1 || options.threshold > 100) throw UsageError("--threshold must be 1..100");
-  const Context context = make_context(options.common);
+  Context context = make_context(options.common, false);
   const auto start = std::chrono::steady_clock::now();
   Inputs in = gather(options.paths);  // rank 0 reads the lists and walks the folders
+  // --device auto: the GPU for edit-rate jobs large enough to repay its start; the CPU
+  // for ssdeep mode. Every rank holds the same inputs, so every rank decides alike.
+  context.device = device_for_job(options.common,
+                                  options.mode == "edit-rate" && in.documents.size() >= kEditRateGpuDocuments);
   std::vector<Found> found;
   if (options.mode == "ssdeep") {
     {

@@ -61,10 +61,13 @@ std::string words_path(const EmbedOptions& options) {
 // device that cannot be had is then reported after that pass. Larger corpora resolve the
 // device first.
 constexpr std::uint64_t kCountWhileDeviceStarts = std::uint64_t{1} << 30;
+// Smaller corpora are embedded sooner on the CPU than the GPU's driver starts and loads
+// the SVD's kernels: --device auto takes the CPU for them (docs/gpu.md).
+constexpr std::uint64_t kEmbedGpuBytes = std::uint64_t{5} << 20;
 
 int run_embed(EmbedOptions& options) {
   Context context = make_context(options.common, false);
-  const DeviceSpec spec = parse_device(options.common.device);
+  parse_device(options.common.device);  // a bad --device refused before the corpus is read
   const neighbors::Format to = output_format(options);
   if (options.output == "-" && to != neighbors::Format::Glove && to != neighbors::Format::Word2VecText)
     throw UsageError("binary vectors cannot go to standard output: give -o FILE");
@@ -80,10 +83,10 @@ int run_embed(EmbedOptions& options) {
   // the pairs are counted.
   std::promise<Device> found;
   std::shared_future<Device> device_started = found.get_future().share();
-  std::jthread starting([&found, &spec, svd = embed.svd] {
+  std::jthread starting([&found, &common = options.common, bytes, svd = embed.svd] {
     Device device;
     try {
-      device = resolve_device(spec);
+      device = device_for_job(common, bytes >= kEmbedGpuBytes);
       found.set_value(device);
     } catch (...) {
       found.set_exception(std::current_exception());
