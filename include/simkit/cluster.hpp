@@ -35,6 +35,7 @@ int rank() noexcept;       // 0 alone
 int size() noexcept;       // 1 alone
 bool root() noexcept;      // rank 0: reads what is read once, writes outputs and messages
 int local_rank() noexcept; // this rank's number among the ranks of its host
+int local_size() noexcept; // the ranks of this host (1 alone)
 std::string host_name();
 
 // A rank failed: thrown on the other ranks by their next collective. what() names the

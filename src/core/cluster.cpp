@@ -25,7 +25,7 @@ namespace {
 
 struct State {
   bool mpi = false;  // MPI_Init was called (and MPI_Finalize is due)
-  int rank = 0, size = 1, local_rank = 0;
+  int rank = 0, size = 1, local_rank = 0, local_size = 1;
 };
 State state;
 
@@ -81,6 +81,7 @@ void start(int& argc, char**& argv) {
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, state.rank, MPI_INFO_NULL, &local);
   MPI_Comm_rank(local, &state.local_rank);
+  MPI_Comm_size(local, &state.local_size);
   MPI_Comm_free(&local);
 #else
   (void)argc;
@@ -114,6 +115,7 @@ int rank() noexcept { return state.rank; }
 int size() noexcept { return state.size; }
 bool root() noexcept { return state.rank == 0; }
 int local_rank() noexcept { return state.local_rank; }
+int local_size() noexcept { return state.local_size; }
 
 std::string host_name() {
   char name[256] = {};

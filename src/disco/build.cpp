@@ -190,12 +190,13 @@ std::vector<std::uint64_t> partition_bounds(const std::vector<std::pair<std::str
 
 // The blocks' words as the model's ids in one array for the GPU's counting
 // (gpu.hpp): detail::kPlace for a stop or rare word, detail::kSentenceEnd after each
-// line, tokens that subsampled(id, file hash, line, place) drops left out.
+// line, tokens that subsampled(id, file hash, line, place) drops left out. Each block's
+// tokens are freed once converted.
 template <typename Blocks, typename Subsampled>
-std::vector<std::int32_t> model_tokens(const Blocks& blocks, const Subsampled& subsampled) {
+std::vector<std::int32_t> model_tokens(Blocks& blocks, const Subsampled& subsampled) {
   std::vector<std::vector<std::int32_t>> each(blocks.size());
   tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
-    const auto& block = blocks[b];
+    auto& block = blocks[b];
     std::vector<std::int32_t>& out = each[b];
     out.reserve(block.tokens.size());
     const std::uint64_t file_hash = XXH3_64bits(block.file.data(), block.file.size());
@@ -211,6 +212,7 @@ std::vector<std::int32_t> model_tokens(const Blocks& blocks, const Subsampled& s
       const std::int64_t w = t == kStopWord ? -1 : block.dictionary->final_ids[t];
       if (!subsampled(w, file_hash, line, place++)) out.push_back(w < 0 ? detail::kPlace : static_cast<std::int32_t>(w));
     }
+    std::vector<std::uint32_t>().swap(block.tokens);
   });
   std::vector<std::size_t> at(each.size() + 1, 0);
   for (std::size_t b = 0; b < each.size(); ++b) at[b + 1] = at[b] + each[b].size();
@@ -464,8 +466,10 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     const int device = options.device_after_first_pass ? options.device_after_first_pass() : options.device;
     if (timings != nullptr)
       timings->device_wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
-    if (timings != nullptr) timings->on_device = keep_tokens && device >= 0;
-    if (keep_tokens && device >= 0) {
+    // The device takes the words as 32-bit ids (the CPU counts a larger vocabulary).
+    const bool on_device = keep_tokens && device >= 0 && kept.size() <= 0x7FFFFFFFu;
+    if (timings != nullptr) timings->on_device = on_device;
+    if (on_device) {
       // The words pass 1 kept, as the model's ids, counted on the GPU.
       const std::vector<std::int32_t> ids = model_tokens(blocks, subsampled);
       blocks = {};
@@ -477,8 +481,11 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
       });
       if (timings != nullptr) timings->pairs_device_ms = device_ms;
       tbb::parallel_for(std::size_t{0}, cells, [&](std::size_t i) { column[i] = marginals[i]; });
-      if (!ppmi)
-        for (std::size_t i = 0; i < cells; ++i) total[i % static_cast<std::size_t>(relations)] += marginals[i];
+      if (!ppmi) {  // Lin's ||*, r, *||: each relation's column cells summed
+        std::vector<std::uint64_t> totals(static_cast<std::size_t>(relations));
+        for (std::size_t i = 0; i < cells; ++i) totals[i % totals.size()] += marginals[i];
+        for (std::size_t r = 0; r < totals.size(); ++r) total[r] = totals[r];
+      }
       if (progress != nullptr)
         for (const std::uint64_t bytes : piece_input) progress->advance(bytes);
     } else if (keep_tokens) {

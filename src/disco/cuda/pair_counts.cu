@@ -26,6 +26,7 @@
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
 #include "disco/gpu.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
 
 namespace simkit::disco::detail {
@@ -85,7 +86,8 @@ __global__ void emit_pairs(const Emit e) {
   for (; slots < 2 * e.distances; ++slots) out[slots] = e.sentinel;
 }
 
-// A sorted key as the count's key: PPMI's slot folded to 0.
+// A sorted key as the count's key: PPMI's slot folded to 0 (KeyCounts's fold rule,
+// key_counts.cpp count_sorted, on the device).
 struct FoldKey {
   std::uint32_t fold;  // relations, or 0: no folding
   __host__ __device__ std::uint64_t operator()(std::uint64_t key) const {
@@ -138,27 +140,40 @@ double count_pairs_gpu(const PairCountJob& job, std::span<std::uint64_t> column,
   const std::size_t slots = 2 * static_cast<std::size_t>(distances);
   const std::uint64_t sentinel = job.rows << 32;
   const int end_bit = 32 + std::bit_width(job.rows);
+  cuda::Stream stream;
+  // The buffers of any chunk size first (the column marginals can be large: Lin's are
+  // words x relations), each copied on the stream the kernels run on.
+  cuda::DeviceBuffer<unsigned long long> d_column(std::max<std::size_t>(column.size(), 1));
+  SIMKIT_CUDA_CHECK(cudaMemsetAsync(d_column.get(), 0, d_column.size() * sizeof(unsigned long long), stream.get()));
+  const std::vector<std::uint64_t> weights = job.ppmi ? job.fold : std::vector<std::uint64_t>{};
+  const auto upload = [&](const std::vector<std::uint64_t>& host) {
+    cuda::DeviceBuffer<std::uint64_t> device(std::max<std::size_t>(host.size(), 1));
+    if (!host.empty())
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(device.get(), host.data(), host.size() * sizeof(std::uint64_t),
+                                        cudaMemcpyHostToDevice, stream.get()));
+    return device;
+  };
+  const cuda::DeviceBuffer<std::uint64_t> d_weight = upload(weights), d_bounds = upload(job.bounds);
+  const int partitions = static_cast<int>(job.bounds.size()) + 1;
+  cuda::DeviceBuffer<std::uint64_t> d_starts(partitions + 1), d_runs(1);
   // Device bytes a token takes: itself, its slots' keys twice (the sort's two buffers),
-  // the unique keys, their counts and the interleaved pairs (the worst case: all distinct).
+  // the unique keys, their counts and the interleaved pairs (the worst case: all distinct),
+  // and CUB's scratch (a fraction of a key a slot). Half of what is free, shared with the
+  // other ranks of this host that use the same GPU.
   std::size_t free = 0, total = 0;
   SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  const std::size_t budget = job.memory_budget != 0 ? std::min(job.memory_budget, free / 2) : free / 2;
-  const std::size_t per_token = sizeof(std::int32_t) + slots * (4 * sizeof(std::uint64_t) + sizeof(ulonglong2)) + 64;
+  int devices = 1;
+  SIMKIT_CUDA_CHECK(cudaGetDeviceCount(&devices));
+  const std::size_t sharing = static_cast<std::size_t>((cluster::local_size() + devices - 1) / std::max(devices, 1));
+  const std::size_t share = free / 2 / std::max<std::size_t>(sharing, 1);
+  const std::size_t budget = job.memory_budget != 0 ? std::min(job.memory_budget, share) : share;
+  const std::size_t per_token = sizeof(std::int32_t) + slots * (5 * sizeof(std::uint64_t) + sizeof(ulonglong2)) + 64;
   const std::size_t most = std::clamp<std::size_t>(budget / per_token, 4096,
                                                    std::size_t{std::numeric_limits<int>::max()} / slots);
   const std::size_t longest = std::min(most, job.tokens.size()), capacity = longest * slots;
-
-  cuda::Stream stream;
   cuda::DeviceBuffer<std::int32_t> d_tokens(longest + 2 * static_cast<std::size_t>(distances));
   cuda::DeviceBuffer<std::uint64_t> d_keys(capacity), d_alternate(capacity), d_unique(capacity), d_counts(capacity);
   cuda::DeviceBuffer<ulonglong2> d_pairs(capacity);
-  cuda::DeviceBuffer<unsigned long long> d_column(std::max<std::size_t>(column.size(), 1));
-  const std::vector<std::uint64_t> weights = job.ppmi ? job.fold : std::vector<std::uint64_t>{};
-  cuda::DeviceBuffer<std::uint64_t> d_weight = cuda::to_device(weights.data(), weights.size());
-  cuda::DeviceBuffer<std::uint64_t> d_bounds = cuda::to_device(job.bounds.data(), job.bounds.size());
-  const int partitions = static_cast<int>(job.bounds.size()) + 1;
-  cuda::DeviceBuffer<std::uint64_t> d_starts(partitions + 1), d_runs(1);
-  SIMKIT_CUDA_CHECK(cudaMemsetAsync(d_column.get(), 0, d_column.size() * sizeof(unsigned long long), stream.get()));
 
   const std::uint32_t fold = job.ppmi ? relations : 0;
   std::size_t sort_bytes = 0, reduce_bytes = 0;

@@ -13,7 +13,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <future>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/check.hpp"
@@ -55,34 +58,63 @@ __global__ void to_double_kernel(const float* x, std::size_t n, double* y) {
     y[e] = x[e];
 }
 
+// body() on a thread of its own with `device` current there; its result through the future.
+template <typename Body>
+auto on_device_thread(int device, Body body) {
+  return std::async(std::launch::async, [device, body] {
+    SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+    return body();
+  });
+}
+
+struct SolverDestroy {
+  void operator()(cusolverDnHandle_t h) const { cusolverDnDestroy(h); }
+};
+struct SparseDestroy {
+  void operator()(cusparseHandle_t h) const { cusparseDestroy(h); }
+};
+
 struct Handles {
   cuda::CublasHandle blas;
+  std::unique_ptr<std::remove_pointer_t<cusolverDnHandle_t>, SolverDestroy> solver_owned;
+  std::unique_ptr<std::remove_pointer_t<cusparseHandle_t>, SparseDestroy> sparse_owned;
   cusolverDnHandle_t solver = nullptr;
   cusparseHandle_t sparse = nullptr;
   // Each library loads its kernels as its handle is made (a tenth of a second or more on
   // a fresh context): the three at once, cuSOLVER and cuSPARSE on threads of their own.
+  // Each handle is owned as soon as it exists, so that a failure of another frees it.
   Handles() {
     int device = 0;
     SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
-    auto solver_made = std::async(std::launch::async, [device] {
-      SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+    auto solver_made = on_device_thread(device, [] {
       cusolverDnHandle_t h = nullptr;
       SIMKIT_CUSOLVER_CHECK(cusolverDnCreate(&h));
-      return h;
+      return std::unique_ptr<std::remove_pointer_t<cusolverDnHandle_t>, SolverDestroy>(h);
     });
-    auto sparse_made = std::async(std::launch::async, [device] {
-      SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+    auto sparse_made = on_device_thread(device, [] {
       cusparseHandle_t h = nullptr;
       SIMKIT_CUSPARSE_CHECK(cusparseCreate(&h));
-      return h;
+      return std::unique_ptr<std::remove_pointer_t<cusparseHandle_t>, SparseDestroy>(h);
     });
-    blas = cuda::make_cublas();
-    solver = solver_made.get();
-    sparse = sparse_made.get();
-  }
-  ~Handles() {
-    cusparseDestroy(sparse);
-    cusolverDnDestroy(solver);
+    std::exception_ptr failed;
+    try {
+      blas = cuda::make_cublas();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    try {
+      solver_owned = solver_made.get();
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+    try {
+      sparse_owned = sparse_made.get();
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+    if (failed) std::rethrow_exception(failed);
+    solver = solver_owned.get();
+    sparse = sparse_owned.get();
   }
   Handles(const Handles&) = delete;
   Handles& operator=(const Handles&) = delete;
@@ -200,17 +232,11 @@ class GpuSvd {
     SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
     const std::size_t rows = a_.rows, cols = a_.cols, rank = std::min(options.rank, l_);
     cuda::DeviceBuffer<float> y = zeroed<float>(rows * l_), z = zeroed<float>(cols * l_), q = zeroed<float>(rows * l_);
-    const auto on_device = [device](auto body) {
-      return std::async(std::launch::async, [device, body] {
-        SIMKIT_CUDA_CHECK(cudaSetDevice(device));
-        body();
-      });
-    };
-    auto sparse = on_device([&] {
+    auto sparse = on_device_thread(device, [&] {
       product(a_, z.get(), y.get());
       product(at_, y.get(), z.get());
     });
-    auto solver = on_device([&] { orthonormalize(q.get(), rows); });
+    auto solver = on_device_thread(device, [&] { orthonormalize(q.get(), rows); });
     cuda::DeviceBuffer<float> x(cols * l_), s = zeroed<float>(rank), w = zeroed<float>(l_ * rank), u(cols * rank);
     cuda::DeviceBuffer<double> h(l_ * l_);
     test_matrix_kernel<<<blocks_for(cols * l_, 256), 256>>>(options.seed, cols, l_, x.get());
