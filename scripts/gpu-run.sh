@@ -252,6 +252,19 @@ if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
   bench_step simkit_bench_dedup dedup_gpu "$stage"/bin/simkit_bench_dedup --device cuda --list "$data/boost.ssd" \
     --synthetic "${DEDUP_SYNTHETIC:-1000000}" --docs "$data/boost" --scratch "$data/copies" \
     --json "$out/dedup_gpu.json"
+  # The same 1,000,000 signatures as a user runs them: one whole command each way, the
+  # outputs compared (bench/results/dedup.md).
+  "$stage"/bin/simkit_bench_dedup --list "$data/boost.ssd" --synthetic "${DEDUP_SYNTHETIC:-1000000}" \
+    --write-list "$data/hashes.ssd"
+  for dev in cuda cpu; do
+    start=$(date +%s.%N)
+    timeout "$step_timeout" "$stage"/bin/simkit dedup "$data/hashes.ssd" --device "$dev" --timings --quiet \
+      -o "$data/pairs_$dev.tsv" 2> "$out/dedup_command_$dev.log"
+    status=$?
+    note "simkit dedup --device $dev, ${DEDUP_SYNTHETIC:-1000000} hashes (whole command): $(awk "BEGIN {printf \"%.2f\", $(date +%s.%N) - $start}") s, exit $status; $(grep -h 'timing: matched' "$out/dedup_command_$dev.log" | tail -n 1)"
+  done
+  cmp -s "$data/pairs_cuda.tsv" "$data/pairs_cpu.tsv" && note "dedup whole commands: outputs equal ($(wc -l < "$data/pairs_cuda.tsv") lines)" ||
+    note "dedup whole commands: OUTPUTS DIFFER"
   rm -rf "$data"
 fi
 

@@ -1,4 +1,8 @@
 // The inputs of `simkit dedup`: files, directories and ssdeep hash lists, in order.
+#include <oneapi/tbb/parallel_for.h>
+
+#include <cstdint>
+
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -37,9 +41,12 @@ void hash_documents(Inputs& in, Progress* progress) {
 
 std::vector<ctph::Prepared> prepare_signatures(const Inputs& in) {
   std::vector<ctph::Prepared> prepared(in.names.size());
+  std::vector<std::uint8_t> ok(in.names.size());
+  tbb::parallel_for(std::size_t{0}, in.names.size(),
+                    [&](std::size_t i) { ok[i] = ctph::prepare(in.signatures[i], prepared[i]); });
+  // The first malformed one in the list's order is the one reported.
   for (std::size_t i = 0; i < in.names.size(); ++i)
-    if (!ctph::prepare(in.signatures[i], prepared[i]))
-      throw InputError(Location{in.names[i]}, "malformed signature " + quote(in.signatures[i]));
+    if (!ok[i]) throw InputError(Location{in.names[i]}, "malformed signature " + quote(in.signatures[i]));
   return prepared;
 }
 

@@ -60,7 +60,7 @@ Index build_index(const std::vector<ctph::Prepared>& signatures) {
     auto& out = parts.local();
     out.push_back({identity_key(s), at});
     add_part(s.first, s.block_size, at, out);
-    if (s.block_size <= UINT64_MAX / 2) add_part(s.second, s.block_size * 2, at, out);
+    add_part(s.second, s.block_size * 2, at, out);  // wrapped past 2^64, as compare() doubles it
   });
   for (auto& part : parts) index.postings.insert(index.postings.end(), part.begin(), part.end());
   tbb::parallel_sort(index.postings.begin(), index.postings.end());

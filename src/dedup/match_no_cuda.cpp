@@ -1,10 +1,20 @@
-// The GPU matcher of a CPU-only build: it says so.
+// The GPU matchers of a CPU-only build: they say so.
+#include "dedup/match_gpu.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 
 namespace simkit::dedup {
 
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share,
+                                                    std::size_t) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
   throw Failure("this simkit was built without CUDA");
 }
 

@@ -10,6 +10,7 @@ list(APPEND SIMKIT_CPU_SOURCES
 )
 list(APPEND SIMKIT_CUDA_SOURCES
   dedup/cuda/match.cu
+  dedup/cuda/match_index.cu
 )
 set(SIMKIT_NO_CUDA_SOURCES ${SIMKIT_NO_CUDA_SOURCES} dedup/match_no_cuda.cpp)
 list(APPEND SIMKIT_CPU_SOURCES dedup/edit_distance_cpu.cpp)

@@ -109,5 +109,22 @@ TEST(CtphMatch, ZeroBlockSize) {
   EXPECT_EQ(want.size(), 2u);  // the two identical pairs of block size 0
 }
 
+// Block sizes past 2^64 / 2 (strtoull saturates a hand-made one): libfuzzy compares equal
+// ones' second parts at twice the size, wrapped, so the index keys those parts too.
+TEST(CtphMatch, BlockSizesPastHalfTheRange) {
+  const std::string huge = "18446744073709551615", less = "18446744073709551614";
+  const std::vector<std::string> signatures = {huge + ":abc:ABCDEFGHIJKLMNOP", huge + ":xyz:ABCDEFGHIJKLMNOQ",
+                                               less + ":ABCDEFGHIJKLMNOP:abc", huge + ":abc:ABCDEFGHIJKLMNOP",
+                                               "9223372036854775807:ABCDEFGHIJKLMNOP:q"};
+  std::vector<ctph::Prepared> prepared(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i]));
+  std::vector<dedup::Match> want;
+  for (std::uint32_t i = 0; i < prepared.size(); ++i)
+    for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
+      if (const int s = ctph::compare(prepared[i], prepared[j]); s >= 1) want.push_back({i, j, s});
+  EXPECT_EQ(dedup::match_all(prepared, 1), want);
+  EXPECT_GE(want.size(), 3u);  // 0-1 and 1-3 through the second parts, 0-3 identical
+}
+
 }  // namespace
 }  // namespace simkit

@@ -3,9 +3,11 @@
 // edit-rate pipeline through each signature kernel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "dedup/match_gpu.hpp"
 #include "dedup_fixture.hpp"
 #include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
@@ -56,6 +58,60 @@ TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnHardSignatures) {
     const auto want = dedup::match_all(prepared, threshold);
     EXPECT_EQ(dedup::match_all_gpu(prepared, threshold, 0), want) << "threshold " << threshold;
     EXPECT_FALSE(want.empty());
+  }
+}
+
+// The 7-gram index against the CPU and against every pair scored: chunks of one row (a
+// tiny budget), the rows shared among three workers, block sizes 0, doubled and past
+// 2^64 / 2, families of near copies, runs of identical signatures (rows that meet their
+// later signatures directly) and short parts that only identity can match.
+TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  const auto text = [&](int length, int letters) { return test::random_base64(random, length, letters); };
+  std::vector<std::string> signatures;
+  const int n = test::quick() ? 800 : 4000;
+  const std::string huge = "18446744073709551615";  // strtoull saturates: 2^64 - 1
+  for (int i = 0; i < n; ++i) {
+    const int kind = i % 7;
+    const std::string size = kind == 6 ? (i % 2 ? huge : "0") : std::to_string(3 << random.integer(0, 3));
+    if (kind == 5 && i > 0) {  // a near copy: a few characters changed
+      std::string copy = signatures[random.integer(std::max(0, i - 50), i - 1)];
+      for (int e = random.integer(0, 3); e > 0; --e) {
+        const auto colon = static_cast<int>(copy.find(':'));  // the parts only, not the block size
+        const std::size_t at = random.integer(colon, static_cast<int>(copy.size()) - 1);
+        if (copy[at] != ':') copy[at] = text(1, 64)[0];
+      }
+      signatures.push_back(copy);
+    } else if (kind == 4 && i > 0) {
+      signatures.push_back(signatures[random.integer(0, i - 1)]);
+    } else {
+      const int letters = kind == 0 ? 3 : kind == 1 ? 8 : 64;
+      const int longest = kind == 3 ? 6 : 64;
+      signatures.push_back(size + ":" + text(random.integer(0, longest), letters) + ":" +
+                           text(random.integer(0, longest), letters));
+    }
+  }
+  for (int i = 0; i < 120; ++i) signatures.push_back(signatures[7]);  // a long run of one signature
+  const auto prepared = prepare_all(signatures);
+  for (int threshold : {1, 40}) {
+    const auto want = dedup::match_all(prepared, threshold);
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(dedup::match_every_pair_gpu(prepared, threshold, 0, nullptr, {}), want) << "threshold " << threshold;
+    for (std::size_t budget : {std::size_t{0}, std::size_t{1}, std::size_t{5000}}) {
+      const auto whole = dedup::match_indexed_gpu(prepared, threshold, 0, nullptr, {}, budget);
+      ASSERT_TRUE(whole.has_value());
+      EXPECT_EQ(*whole, want) << "threshold " << threshold << ", budget " << budget;
+    }
+    std::vector<dedup::Match> shared;
+    for (std::size_t part = 0; part < 3; ++part) {
+      const auto mine = dedup::match_indexed_gpu(prepared, threshold, 0, nullptr, {part, 3}, 3000);
+      ASSERT_TRUE(mine.has_value());
+      shared.insert(shared.end(), mine->begin(), mine->end());
+    }
+    std::sort(shared.begin(), shared.end(),
+              [](const dedup::Match& p, const dedup::Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+    EXPECT_EQ(shared, want) << "three shares, threshold " << threshold;
   }
 }
 

@@ -1,12 +1,15 @@
 // simkit dedup: near-duplicate pairs (or clusters) among files and ssdeep hash lists, by
 // ssdeep's match score or by the thesis's edit-rate pipeline.
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <oneapi/tbb/parallel_for.h>
 
 #include "cli.hpp"
 #include "simkit/cluster.hpp"
@@ -83,16 +86,42 @@ std::vector<std::vector<std::uint32_t>> components(std::size_t n, const std::vec
   return out;
 }
 
-// One found pair: its files and what is printed for it.
+// One found pair: its files and its score (ssdeep mode) or rate (edit-rate mode).
 struct Found {
   std::uint32_t a, b;
-  nlohmann::json value;  // the score (int) or the rate (number)
-  std::string text;      // the same for TSV
+  double value;
 };
 
-std::string render(const DedupOptions& options, const Inputs& in, const std::vector<Found>& found) {
-  std::string out;
-  const bool json = options.format == "json";
+// The pairs as TSV lines, formatted in parallel a slice at a time and written in order.
+void write_pairs_tsv(OutputFile& out, const Inputs& in, const std::vector<Found>& found, bool rate) {
+  std::vector<std::string> fields(in.names.size());
+  tbb::parallel_for(std::size_t{0}, fields.size(), [&](std::size_t i) { fields[i] = tsv_field(in.names[i]); });
+  constexpr std::size_t kSlice = 1 << 16;
+  const std::size_t slices = (found.size() + kSlice - 1) / kSlice;
+  constexpr std::size_t kAtOnce = 64;  // slices formatted before they are written: bounded memory
+  for (std::size_t first = 0; first < slices; first += kAtOnce) {
+    std::vector<std::string> text(std::min(kAtOnce, slices - first));
+    tbb::parallel_for(std::size_t{0}, text.size(), [&](std::size_t k) {
+      std::string& s = text[k];
+      const std::size_t begin = (first + k) * kSlice, end = std::min(found.size(), begin + kSlice);
+      for (std::size_t i = begin; i < end; ++i) {
+        const Found& f = found[i];
+        s += fields[f.a];
+        s += '\t';
+        s += fields[f.b];
+        if (rate) fmt::format_to(std::back_inserter(s), "\t{:.6f}\n", f.value);
+        else fmt::format_to(std::back_inserter(s), "\t{}\n", static_cast<int>(f.value));
+      }
+    });
+    for (const std::string& s : text) out.write(s);
+  }
+}
+
+void write_found(OutputFile& out, const DedupOptions& options, const Inputs& in, const std::vector<Found>& found) {
+  const bool json = options.format == "json", rate = options.mode != "ssdeep";
+  const auto dump = [](const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  };
   if (options.clusters) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
     for (const Found& f : found) edges.emplace_back(f.a, f.b);
@@ -104,22 +133,27 @@ std::string render(const DedupOptions& options, const Inputs& in, const std::vec
         for (const std::uint32_t m : members) names.push_back(in.names[m]);
         list.push_back(names);
       }
-      return nlohmann::json{{"mode", options.mode}, {"clusters", list}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      out.write(dump(nlohmann::json{{"mode", options.mode}, {"clusters", list}}));
+      return;
     }
+    std::string text;
     for (const auto& members : clusters) {
-      for (std::size_t k = 0; k < members.size(); ++k) out += (k ? "\t" : "") + tsv_field(in.names[members[k]]);
-      out += '\n';
+      for (std::size_t k = 0; k < members.size(); ++k) text += (k ? "\t" : "") + tsv_field(in.names[members[k]]);
+      text += '\n';
     }
-    return out;
+    out.write(text);
+    return;
   }
   if (json) {
     nlohmann::json list = nlohmann::json::array();
-    const char* key = options.mode == "ssdeep" ? "score" : "rate";
-    for (const Found& f : found) list.push_back({{"a", in.names[f.a]}, {"b", in.names[f.b]}, {key, f.value}});
-    return nlohmann::json{{"mode", options.mode}, {"pairs", list}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const char* key = rate ? "rate" : "score";
+    for (const Found& f : found)
+      list.push_back({{"a", in.names[f.a]}, {"b", in.names[f.b]},
+                      {key, rate ? nlohmann::json(f.value) : nlohmann::json(static_cast<int>(f.value))}});
+    out.write(dump(nlohmann::json{{"mode", options.mode}, {"pairs", list}}));
+    return;
   }
-  for (const Found& f : found) out += fmt::format("{}\t{}\t{}\n", tsv_field(in.names[f.a]), tsv_field(in.names[f.b]), f.text);
-  return out;
+  write_pairs_tsv(out, in, found, rate);
 }
 
 std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& context, const Inputs& in) {
@@ -136,9 +170,8 @@ std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& contex
     note(fmt::format("timing: matched {} signatures on {} in {:.3f} s{}: {} pairs", prepared.size(), context.device.name,
                      seconds_since(start), context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", device_ms) : "",
                      matches.size()));
-  std::vector<Found> found;
-  found.reserve(matches.size());
-  for (const dedup::Match& m : matches) found.push_back(Found{m.a, m.b, m.score, std::to_string(m.score)});
+  std::vector<Found> found(matches.size());
+  for (std::size_t i = 0; i < matches.size(); ++i) found[i] = Found{matches[i].a, matches[i].b, double(matches[i].score)};
   return found;
 }
 
@@ -166,7 +199,7 @@ std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, 
                      stats.candidates, stats.unsigned_documents, stats.verify_seconds, matches.size()));
   std::vector<Found> found;
   found.reserve(matches.size());
-  for (const dedup::RateMatch& m : matches) found.push_back(Found{m.a, m.b, m.rate, fmt::format("{:.6f}", m.rate)});
+  for (const dedup::RateMatch& m : matches) found.push_back(Found{m.a, m.b, m.rate});
   return found;
 }
 
@@ -204,7 +237,7 @@ int run_dedup(DedupOptions& options) {
   }
   // Written only once everything is found: a failure leaves no partial output.
   OutputFile out(options.output, cluster::root());
-  out.write(render(options, in, found));
+  write_found(out, options, in, found);
   out.commit();
   return kExitOk;
 }

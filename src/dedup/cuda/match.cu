@@ -1,4 +1,5 @@
-// All-pairs CTPH matching on the GPU (see match_all_gpu in simkit/dedup.hpp).
+// CTPH matching on the GPU (match_all_gpu in simkit/dedup.hpp): through the 7-gram index
+// (match_index.cu) where it can be built, else every compatible pair scored, here.
 //
 // Signatures are grouped by block size; a group meets itself and the group of twice its
 // size. A block holds 64 signatures of the x group, one a thread, as bit masks in shared
@@ -13,8 +14,9 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
-#include "dedup/ctph_score.hpp"
 #include "dedup/compatible.hpp"
+#include "dedup/cuda/ctph_bits.cuh"
+#include "dedup/match_gpu.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 
@@ -22,21 +24,12 @@ namespace simkit::dedup {
 
 namespace {
 
-constexpr int kTile = 64;         // x signatures a block, one a thread
-constexpr int kChunk = 512;       // y signatures a block streams
-constexpr int kPartBytes = 64;    // a part's characters as 6-bit codes
-constexpr unsigned kCodes = 65;   // base64, and padding (kPad)
-constexpr unsigned char kPad = 64;
+constexpr int kTile = 64;    // x signatures a block, one a thread
+constexpr int kChunk = 512;  // y signatures a block streams
 
-// A part as the kernel reads it: its length and codes.
-struct alignas(16) PartCodes {
-  unsigned char code[kPartBytes];
-};
-
-struct DeviceMatch {
-  std::uint32_t a, b;
-  std::int32_t score;
-};
+using gpu::DeviceMatch;
+using gpu::kCodes;
+using gpu::PartCodes;
 
 struct Parts {
   const PartCodes* codes;       // [signature][part]
@@ -44,56 +37,14 @@ struct Parts {
   const std::uint32_t* index;   // the signature's index in the caller's list
 };
 
-__device__ __forceinline__ std::uint64_t length_mask(unsigned length) {
-  return length >= 64 ? ~0ull : (1ull << length) - 1;
-}
-
-// Calls step(mask) for each character of a y part, its 16-byte words read whole; the
-// padding code past the end has an empty mask, which leaves both recurrences unchanged.
-template <typename Step>
-__device__ __forceinline__ void for_each_mask(const std::uint64_t* mask, int t, const PartCodes& y, unsigned ly,
-                                              Step&& step) {
-  const uint4* words = reinterpret_cast<const uint4*>(y.code);
-  for (unsigned q = 0; q * 16 < ly; ++q) {
-    const uint4 w = words[q];
-    const unsigned packed[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-    for (int k = 0; k < 16; ++k) step(mask[((packed[k / 4] >> (k % 4 * 8)) & 0xff) * kTile + t]);
-  }
-}
-
-// LCS of the x part held as masks (column `t` of `mask`) and a y part, bit-parallel.
 __device__ __forceinline__ unsigned lcs(const std::uint64_t* mask, int t, const PartCodes& y, unsigned ly,
                                         unsigned lx) {
-  std::uint64_t v = ~0ull;
-  for_each_mask(mask, t, y, ly, [&](std::uint64_t m) {
-    const std::uint64_t u = v & m;
-    v = (v + u) | (v - u);
-  });
-  return __popcll(~v & length_mask(lx));
+  return gpu::lcs(mask, kTile, t, y, ly, lx);
 }
 
-// Whether the parts share a 7-character substring: bit i of run[k] marks a common
-// substring of k + 1 characters ending at x's character i.
-__device__ __forceinline__ bool share_run(const std::uint64_t* mask, int t, const PartCodes& y, unsigned ly) {
-  std::uint64_t run[6] = {0, 0, 0, 0, 0, 0}, found = 0;
-  for_each_mask(mask, t, y, ly, [&](std::uint64_t m) {
-    found |= (run[5] << 1) & m;
-#pragma unroll
-    for (int k = 5; k > 0; --k) run[k] = (run[k - 1] << 1) & m;
-    run[0] = m;
-  });
-  return found != 0;
-}
-
-// libfuzzy's score of two parts compared at `block_size`, given their LCS; 0 when they
-// share no 7-character substring.
-__device__ unsigned part_score(unsigned lx, unsigned ly, unsigned common, std::uint64_t block_size, int threshold,
-                               const std::uint64_t* mask, int t, const PartCodes& y) {
-  if (lx < 7 || ly < 7) return 0;
-  const std::uint32_t score = ctph::detail::part_score(lx + ly - 2 * common, lx, ly, block_size);
-  if (score < static_cast<std::uint32_t>(threshold) || !share_run(mask, t, y, ly)) return 0;
-  return score;
+__device__ __forceinline__ unsigned part_score(unsigned lx, unsigned ly, unsigned common, std::uint64_t block_size,
+                                               int threshold, const std::uint64_t* mask, int t, const PartCodes& y) {
+  return gpu::part_score(lx, ly, common, block_size, threshold, mask, kTile, t, y);
 }
 
 // Meeting of x signatures [x_begin, x_end) with y signatures [y_begin, y_end) (sorted
@@ -162,38 +113,6 @@ __global__ void __launch_bounds__(kTile) match_kernel(Parts parts, std::uint32_t
   }
 }
 
-int code_of(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-// The parts as codes in group order; false when a part holds a character outside base64
-// (only a signature made by hand can), which the kernels cannot tell apart.
-bool encode(const std::vector<ctph::Prepared>& signatures, const std::vector<std::uint32_t>& order,
-            std::vector<PartCodes>& codes, std::vector<unsigned char>& lengths) {
-  PartCodes padding;
-  std::memset(padding.code, kPad, sizeof padding.code);
-  codes.assign(order.size() * 2, padding);
-  lengths.assign(order.size() * 2, 0);
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const ctph::Prepared& s = signatures[order[k]];
-    const std::string* texts[2] = {&s.first.text, &s.second.text};
-    for (int p = 0; p < 2; ++p) {
-      lengths[k * 2 + p] = static_cast<unsigned char>(texts[p]->size());
-      for (std::size_t i = 0; i < texts[p]->size(); ++i) {
-        const int code = code_of((*texts[p])[i]);
-        if (code < 0) return false;
-        codes[k * 2 + p].code[i] = static_cast<unsigned char>(code);
-      }
-    }
-  }
-  return true;
-}
-
 template <typename T>
 cuda::DeviceBuffer<T> upload(const std::vector<T>& host) {
   cuda::DeviceBuffer<T> buffer(host.size());
@@ -203,15 +122,15 @@ cuda::DeviceBuffer<T> upload(const std::vector<T>& host) {
 
 }  // namespace
 
-std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
-                                 double* device_ms, Share share) {
+std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
+                                        double* device_ms, Share share) {
   threshold = std::clamp(threshold, 1, 100);
   std::vector<std::uint64_t> sizes(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
   const CompatibleGroups groups(sizes);
   std::vector<PartCodes> codes;
   std::vector<unsigned char> lengths;
-  if (!encode(signatures, groups.order(), codes, lengths)) {
+  if (!gpu::encode(signatures, groups.order(), codes, lengths)) {
     if (device_ms != nullptr) *device_ms = 0;
     return match_all(signatures, threshold, nullptr, share);
   }
@@ -272,11 +191,13 @@ std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, 
     }
   }
   if (device_ms != nullptr) *device_ms = total_ms;
-  std::vector<Match> all(found.size());
-  std::transform(found.begin(), found.end(), all.begin(),
-                 [](const DeviceMatch& m) { return Match{m.a, m.b, static_cast<int>(m.score)}; });
-  std::sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
-  return all;
+  return gpu::sorted_matches(found);
+}
+
+std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
+                                 double* device_ms, Share share) {
+  if (auto found = match_indexed_gpu(signatures, threshold, device, device_ms, share)) return std::move(*found);
+  return match_every_pair_gpu(signatures, threshold, device, device_ms, share);
 }
 
 }  // namespace simkit::dedup

@@ -1,0 +1,129 @@
+// CTPH signature parts as the GPU matchers read them (6-bit codes, padded to 64), and the
+// bit-parallel steps both matchers share: the LCS of two parts (libfuzzy's weighted edit
+// distance is la + lb - 2 LCS) and the common 7-character substring the score needs.
+// A part held as masks: mask[c * stride + t] bit i set where character i of the part is c
+// (stride and t select one column of a block's masks, or a warp's one set with stride 1).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "dedup/ctph_score.hpp"
+#include "simkit/ctph.hpp"
+#include "simkit/dedup.hpp"
+
+namespace simkit::dedup::gpu {
+
+constexpr int kPartBytes = 64;    // a part's characters as 6-bit codes
+constexpr unsigned kCodes = 65;   // base64, and padding (kPad)
+constexpr unsigned char kPad = 64;
+
+// A part as the kernels read it: its codes, kPad past its length.
+struct alignas(16) PartCodes {
+  unsigned char code[kPartBytes];
+};
+
+struct DeviceMatch {
+  std::uint32_t a, b;
+  std::int32_t score;
+};
+
+__device__ __forceinline__ std::uint64_t length_mask(unsigned length) {
+  return length >= 64 ? ~0ull : (1ull << length) - 1;
+}
+
+// Calls step(mask) for each character of a y part, its 16-byte words read whole; the
+// padding code past the end has an empty mask, which leaves both recurrences unchanged.
+template <typename Step>
+__device__ __forceinline__ void for_each_mask(const std::uint64_t* mask, int stride, int t, const PartCodes& y,
+                                              unsigned ly, Step&& step) {
+  const uint4* words = reinterpret_cast<const uint4*>(y.code);
+  for (unsigned q = 0; q * 16 < ly; ++q) {
+    const uint4 w = words[q];
+    const unsigned packed[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int k = 0; k < 16; ++k) step(mask[((packed[k / 4] >> (k % 4 * 8)) & 0xff) * stride + t]);
+  }
+}
+
+// LCS of the x part held as masks and a y part, bit-parallel (Hyyro).
+__device__ __forceinline__ unsigned lcs(const std::uint64_t* mask, int stride, int t, const PartCodes& y, unsigned ly,
+                                        unsigned lx) {
+  std::uint64_t v = ~0ull;
+  for_each_mask(mask, stride, t, y, ly, [&](std::uint64_t m) {
+    const std::uint64_t u = v & m;
+    v = (v + u) | (v - u);
+  });
+  return __popcll(~v & length_mask(lx));
+}
+
+// Whether the parts share a 7-character substring: bit i of run[k] marks a common
+// substring of k + 1 characters ending at x's character i.
+__device__ __forceinline__ bool share_run(const std::uint64_t* mask, int stride, int t, const PartCodes& y,
+                                          unsigned ly) {
+  std::uint64_t run[6] = {0, 0, 0, 0, 0, 0}, found = 0;
+  for_each_mask(mask, stride, t, y, ly, [&](std::uint64_t m) {
+    found |= (run[5] << 1) & m;
+#pragma unroll
+    for (int k = 5; k > 0; --k) run[k] = (run[k - 1] << 1) & m;
+    run[0] = m;
+  });
+  return found != 0;
+}
+
+// libfuzzy's score of two parts compared at `block_size`, given their LCS; 0 when they
+// share no 7-character substring or the score is below `threshold`.
+__device__ __forceinline__ unsigned part_score(unsigned lx, unsigned ly, unsigned common, std::uint64_t block_size,
+                                               int threshold, const std::uint64_t* mask, int stride, int t,
+                                               const PartCodes& y) {
+  if (lx < 7 || ly < 7) return 0;
+  const std::uint32_t score = ctph::detail::part_score(lx + ly - 2 * common, lx, ly, block_size);
+  if (score < static_cast<std::uint32_t>(threshold) || !share_run(mask, stride, t, y, ly)) return 0;
+  return score;
+}
+
+inline int code_of(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// The parts as codes in the order given; false when a part holds a character outside
+// base64 (only a signature made by hand can), which the kernels cannot tell apart.
+inline bool encode(const std::vector<ctph::Prepared>& signatures, const std::vector<std::uint32_t>& order,
+                   std::vector<PartCodes>& codes, std::vector<unsigned char>& lengths) {
+  PartCodes padding;
+  std::memset(padding.code, kPad, sizeof padding.code);
+  codes.assign(order.size() * 2, padding);
+  lengths.assign(order.size() * 2, 0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const ctph::Prepared& s = signatures[order[k]];
+    const std::string* texts[2] = {&s.first.text, &s.second.text};
+    for (int p = 0; p < 2; ++p) {
+      lengths[k * 2 + p] = static_cast<unsigned char>(texts[p]->size());
+      for (std::size_t i = 0; i < texts[p]->size(); ++i) {
+        const int code = code_of((*texts[p])[i]);
+        if (code < 0) return false;
+        codes[k * 2 + p].code[i] = static_cast<unsigned char>(code);
+      }
+    }
+  }
+  return true;
+}
+
+// The kernels' matches as the caller's, sorted by (a, b).
+inline std::vector<Match> sorted_matches(const std::vector<DeviceMatch>& found) {
+  std::vector<Match> all(found.size());
+  std::transform(found.begin(), found.end(), all.begin(),
+                 [](const DeviceMatch& m) { return Match{m.a, m.b, static_cast<int>(m.score)}; });
+  std::sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  return all;
+}
+
+}  // namespace simkit::dedup::gpu

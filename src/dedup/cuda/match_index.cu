@@ -1,0 +1,558 @@
+// ssdeep-mode matching on the GPU through a 7-gram index (match_indexed_gpu in
+// dedup/match_gpu.hpp), the CPU index's rule (dedup/match.cpp) with sorts in place of its
+// lists:
+//   1. keys: each signature's identity (its whole text at its block size) and each part's
+//      7-character substrings at the part's block size, 64 bits exact (a 21-bit id of the
+//      block size, seven 6-bit codes), radix-sorted with the signature's position (the
+//      sort is stable, so a key's signatures stay in order); a signature's repeated keys
+//      dropped.
+//   2. per signature, how many later signatures its keys list; where that is more than
+//      its compatible later signatures, it meets those instead (the work never exceeds
+//      all pairs).
+//   3. a chunk of signatures at a time (as many candidate pairs as memory holds): the
+//      candidates written as (row, column) keys, sorted and made unique, then scored, a
+//      warp a row: the row's parts as bit masks in shared memory, its columns a lane each.
+// Positions are in block-size order (CompatibleGroups), so a pair (p < q) has equal block
+// sizes or q's is twice p's.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
+#include "dedup/compatible.hpp"
+#include "dedup/cuda/ctph_bits.cuh"
+#include "dedup/match_gpu.hpp"
+
+namespace simkit::dedup {
+
+namespace {
+
+using gpu::kCodes;
+using gpu::PartCodes;
+
+constexpr int kGramBits = 42;                          // seven 6-bit codes
+constexpr std::uint32_t kMaxLevels = 1u << 21;         // block-size ids stay below bit 63
+constexpr std::uint64_t kIdentity = std::uint64_t{1} << 63;
+constexpr int kWarps = 8;                              // rows a block of the scoring kernel
+
+__host__ __device__ constexpr std::uint32_t grams(unsigned length) { return length >= 7 ? length - 6 : 0; }
+
+// The signatures in block-size order, as the kernels read them.
+struct Signatures {
+  const PartCodes* codes;           // [position][part]
+  const unsigned char* length;      // [position][part]
+  const std::uint32_t* level;       // [position][part]: the id of the part's block size
+  const std::uint64_t* block_size;  // [position]
+  const std::uint32_t* index;       // [position]: the caller's index
+};
+
+__device__ __forceinline__ std::uint64_t mix(std::uint64_t h) {  // splitmix64's finaliser
+  h ^= h >> 30;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27;
+  h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
+// Signature k's keys at [offset[k], offset[k + 1]): its identity (a hash: a collision
+// only adds a candidate, which scoring rejects), then each keyed part's 7-grams.
+__global__ void make_keys(Signatures s, std::uint32_t n, const std::uint64_t* offset, std::uint64_t* keys,
+                          std::uint32_t* owner) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  std::uint64_t at = offset[k];
+  std::uint64_t h = mix(s.level[2 * k] + 1ull);
+  for (int p = 0; p < 2; ++p) {
+    const unsigned length = s.length[2 * k + p];
+    h = mix(h ^ (length + 0x100ull * p));
+    for (unsigned i = 0; i < length; ++i) h = mix(h ^ s.codes[2 * k + p].code[i]);
+  }
+  keys[at] = kIdentity | (h >> 1);
+  owner[at++] = k;
+  for (int p = 0; p < 2; ++p) {
+    const std::uint32_t level = s.level[2 * k + p];
+    const unsigned length = s.length[2 * k + p];
+    std::uint64_t gram = 0;
+    for (unsigned i = 0; i < length; ++i) {
+      gram = ((gram << 6) | s.codes[2 * k + p].code[i]) & ((1ull << kGramBits) - 1);
+      if (i < 6) continue;
+      keys[at] = static_cast<std::uint64_t>(level) << kGramBits | gram;
+      owner[at++] = k;
+    }
+  }
+}
+
+// keep[e]: the first of equal (key, owner) entries. head[e]: the first of a key's run.
+__global__ void mark_repeats(const std::uint64_t* keys, const std::uint32_t* owner, std::uint32_t entries,
+                             std::uint8_t* keep) {
+  const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < entries) keep[e] = e == 0 || keys[e] != keys[e - 1] || owner[e] != owner[e - 1];
+}
+
+__global__ void mark_heads(const std::uint64_t* keys, std::uint32_t entries, std::uint32_t* head) {
+  const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < entries) head[e] = e == 0 || keys[e] != keys[e - 1];
+}
+
+// run[e] (the run's number + 1, from the heads' inclusive sum) -> run_end[run - 1].
+__global__ void mark_run_ends(const std::uint64_t* keys, const std::uint32_t* run, std::uint32_t entries,
+                              std::uint32_t* run_end) {
+  const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < entries && (e + 1 == entries || keys[e + 1] != keys[e])) run_end[run[e] - 1] = e + 1;
+}
+
+__device__ __forceinline__ std::uint32_t later_in_run(const std::uint32_t* run, const std::uint32_t* run_end,
+                                                      std::uint32_t e) {
+  return run_end[run[e] - 1] - e - 1;
+}
+
+// listed[k]: how many later signatures k's keys list, repeats included.
+__global__ void count_listed(const std::uint32_t* owner, const std::uint32_t* run, const std::uint32_t* run_end,
+                             std::uint32_t entries, unsigned long long* listed) {
+  const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= entries) return;
+  const std::uint32_t later = later_in_run(run, run_end, e);
+  if (later > 0) atomicAdd(listed + owner[e], static_cast<unsigned long long>(later));
+}
+
+// The candidates an entry adds to a chunk of rows [lo, hi): its run's later signatures,
+// where its owner meets signatures through its keys.
+__global__ void count_candidates(const std::uint32_t* owner, const std::uint32_t* run, const std::uint32_t* run_end,
+                                 const std::uint8_t* direct, std::uint32_t entries, std::uint32_t lo, std::uint32_t hi,
+                                 std::uint64_t* count) {
+  const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= entries) return;
+  const std::uint32_t k = owner[e];
+  count[e] = k >= lo && k < hi && !direct[k] ? later_in_run(run, run_end, e) : 0;
+}
+
+__global__ void write_candidates(const std::uint32_t* owner, const std::uint32_t* run, const std::uint32_t* run_end,
+                                 const std::uint8_t* direct, std::uint32_t entries, std::uint32_t lo, std::uint32_t hi,
+                                 const std::uint64_t* at, int column_bits, std::uint64_t* pairs) {
+  const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= entries) return;
+  const std::uint32_t k = owner[e];
+  if (k < lo || k >= hi || direct[k]) return;
+  const std::uint64_t row = static_cast<std::uint64_t>(k - lo) << column_bits;
+  std::uint64_t out = at[e];
+  for (std::uint32_t q = e + 1, end = run_end[run[e] - 1]; q < end; ++q) pairs[out++] = row | owner[q];
+}
+
+// A row that meets every compatible later signature: its group's rest and the group of
+// twice its block size.
+struct DirectRow {
+  std::uint32_t row, group_end, double_begin, double_end;
+  std::uint64_t at;
+};
+
+__global__ void write_direct(const DirectRow* rows, std::uint32_t lo, int column_bits, std::uint64_t* pairs) {
+  const DirectRow r = rows[blockIdx.x];
+  const std::uint64_t row = static_cast<std::uint64_t>(r.row - lo) << column_bits;
+  const std::uint32_t own = r.group_end - r.row - 1;
+  const std::uint32_t count = own + (r.double_end - r.double_begin);
+  for (std::uint32_t i = threadIdx.x; i < count; i += blockDim.x)
+    pairs[r.at + i] = row | (i < own ? r.row + 1 + i : r.double_begin + (i - own));
+}
+
+__global__ void mark_rows(const std::uint64_t* pairs, std::uint32_t count, int column_bits, std::uint32_t* head) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) head[i] = i == 0 || (pairs[i] >> column_bits) != (pairs[i - 1] >> column_bits);
+}
+
+__global__ void mark_row_starts(const std::uint32_t* head, const std::uint32_t* segment, std::uint32_t count,
+                                std::uint32_t* start) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count && head[i]) start[segment[i] - 1] = i;
+}
+
+// A warp a row: the row's two parts as masks (lane c builds code c's), then its columns a
+// lane each, scored as libfuzzy does (dedup/ctph_compare.cpp).
+__global__ void __launch_bounds__(32 * kWarps)
+    score_rows(Signatures s, const std::uint64_t* pairs, const std::uint32_t* start, std::uint32_t rows,
+               std::uint32_t count, std::uint32_t lo, int column_bits, int threshold, std::uint64_t* found_pair,
+               std::int32_t* found_score, unsigned long long* found) {
+  __shared__ std::uint64_t masks[kWarps][2][kCodes];
+  const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
+  const std::uint64_t column_mask = (1ull << column_bits) - 1;
+  for (std::uint32_t r = blockIdx.x * kWarps + warp; r < rows; r += gridDim.x * kWarps) {
+    const std::uint32_t begin = start[r], end = r + 1 < rows ? start[r + 1] : count;
+    const std::uint32_t p = lo + static_cast<std::uint32_t>(pairs[begin] >> column_bits);
+    unsigned lx[2];
+    for (int part = 0; part < 2; ++part) {
+      lx[part] = s.length[2 * p + part];
+      const unsigned char* code = s.codes[2 * p + part].code;
+      for (unsigned c = lane; c < kCodes; c += 32) {
+        std::uint64_t m = 0;
+        for (unsigned i = 0; i < lx[part]; ++i) m |= static_cast<std::uint64_t>(code[i] == c) << i;
+        masks[warp][part][c] = m;
+      }
+    }
+    __syncwarp();
+    const std::uint64_t bp = s.block_size[p];
+    for (std::uint32_t i = begin + lane; i < end; i += 32) {
+      const auto q = static_cast<std::uint32_t>(pairs[i] & column_mask);
+      const std::uint64_t bq = s.block_size[q];
+      unsigned score = 0;
+      if (bp == bq) {
+        const unsigned ly0 = s.length[2 * q], ly1 = s.length[2 * q + 1];
+        const PartCodes& y0 = s.codes[2 * q];
+        const PartCodes& y1 = s.codes[2 * q + 1];
+        const unsigned c0 = gpu::lcs(masks[warp][0], 1, 0, y0, ly0, lx[0]);
+        const unsigned c1 = gpu::lcs(masks[warp][1], 1, 0, y1, ly1, lx[1]);
+        if (ly0 == lx[0] && c0 == ly0 && ly1 == lx[1] && c1 == ly1)
+          score = 100;  // identical signatures
+        else
+          score = max(gpu::part_score(lx[0], ly0, c0, bp, threshold, masks[warp][0], 1, 0, y0),
+                      gpu::part_score(lx[1], ly1, c1, bp * 2, threshold, masks[warp][1], 1, 0, y1));
+      } else if (bp <= ~0ull / 2 && bp * 2 == bq) {
+        const unsigned ly = s.length[2 * q];
+        const PartCodes& y = s.codes[2 * q];
+        const unsigned c = gpu::lcs(masks[warp][1], 1, 0, y, ly, lx[1]);
+        score = gpu::part_score(lx[1], ly, c, bq, threshold, masks[warp][1], 1, 0, y);
+      }
+      if (score > 0 && score >= static_cast<unsigned>(threshold)) {
+        const unsigned long long slot = atomicAdd(found, 1ull);
+        const std::uint32_t a = s.index[p], b = s.index[q];
+        found_pair[slot] = static_cast<std::uint64_t>(min(a, b)) << 32 | max(a, b);
+        found_score[slot] = static_cast<std::int32_t>(score);
+      }
+    }
+    __syncwarp();
+  }
+}
+
+unsigned grid_for(std::uint64_t items, unsigned threads = 256) {
+  return static_cast<unsigned>((items + threads - 1) / threads);
+}
+
+int bit_width_of(std::uint64_t largest) { return std::max(1, static_cast<int>(std::bit_width(largest))); }
+
+// CUB's scratch space, grown as the calls ask.
+struct Scratch {
+  cuda::DeviceBuffer<unsigned char> bytes;
+  void* at(std::size_t size) {
+    if (size > bytes.size()) bytes = cuda::DeviceBuffer<unsigned char>(size);
+    return bytes.get();
+  }
+};
+
+template <typename T>
+T read_back(const T* device, cudaStream_t stream) {
+  T value{};
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(&value, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  SIMKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return value;
+}
+
+template <typename T>
+cuda::DeviceBuffer<T> upload(const std::vector<T>& host, cudaStream_t stream) {
+  cuda::DeviceBuffer<T> buffer(std::max<std::size_t>(host.size(), 1));
+  if (!host.empty())
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+  return buffer;
+}
+
+// What the host knows of each position's group: where it ends, and the group of twice
+// its block size.
+struct Layout {
+  std::vector<std::uint32_t> group_end, double_begin, double_end;
+  std::vector<std::uint32_t> level;  // [position][part]
+  std::vector<std::uint64_t> block_size;
+  bool fits = true;
+};
+
+Layout layout(const CompatibleGroups& groups) {
+  const std::size_t n = groups.order().size();
+  Layout out;
+  out.group_end.resize(n);
+  out.double_begin.assign(n, 0);
+  out.double_end.assign(n, 0);
+  out.level.resize(2 * n);
+  out.block_size.resize(n);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> twice(groups.groups().size(), {0, 0});
+  for (const auto& m : groups.meetings())
+    if (!m.same()) twice[m.x] = {groups.groups()[m.y].begin, groups.groups()[m.y].end};
+  std::map<std::uint64_t, std::uint32_t> ids;
+  const auto id = [&](std::uint64_t size) { return ids.emplace(size, static_cast<std::uint32_t>(ids.size())).first->second; };
+  for (std::size_t g = 0; g < groups.groups().size(); ++g) {
+    const auto& group = groups.groups()[g];
+    const std::uint32_t first = id(group.block_size);
+    const std::uint32_t second = id(group.block_size * 2);  // wrapped past 2^64, as compare() doubles it
+    for (std::uint32_t k = group.begin; k < group.end; ++k) {
+      out.group_end[k] = group.end;
+      std::tie(out.double_begin[k], out.double_end[k]) = twice[g];
+      out.level[2 * k] = first;
+      out.level[2 * k + 1] = second;
+      out.block_size[k] = group.block_size;
+    }
+  }
+  out.fits = ids.size() < kMaxLevels;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
+                                                    int device, double* device_ms, Share share,
+                                                    std::size_t pair_budget) {
+  threshold = std::clamp(threshold, 1, 100);
+  if (device_ms != nullptr) *device_ms = 0;
+  const std::size_t n = signatures.size();
+  if (n < 2) return std::vector<Match>{};
+  if (n >= std::numeric_limits<std::int32_t>::max()) return std::nullopt;
+  std::vector<std::uint64_t> sizes(n);
+  for (std::size_t i = 0; i < n; ++i) sizes[i] = signatures[i].block_size;
+  const CompatibleGroups groups(sizes);
+  std::vector<PartCodes> codes;
+  std::vector<unsigned char> lengths;
+  if (!gpu::encode(signatures, groups.order(), codes, lengths)) return std::nullopt;
+  const Layout at = layout(groups);
+  if (!at.fits) return std::nullopt;
+
+  // Where each signature's keys go.
+  std::vector<std::uint64_t> offset(n + 1, 0);
+  for (std::size_t k = 0; k < n; ++k)
+    offset[k + 1] = offset[k] + 1 + grams(lengths[2 * k]) + grams(lengths[2 * k + 1]);
+  const std::uint64_t entries = offset[n];
+  if (entries >= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return std::nullopt;
+  const auto e_count = static_cast<std::uint32_t>(entries);
+
+  const cuda::DeviceGuard guard(device);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // The index: keys and owners twice (the sort), flags, runs, and a chunk's counts and
+  // offsets; candidates: three 8-byte keys (sort, unique), row marks, one match each.
+  constexpr std::size_t kIndexBytes = 2 * 8 + 2 * 4 + 1 + 4 + 4 + 8 + 8;
+  constexpr std::size_t kPairBytes = 3 * 8 + 3 * 4 + 2 * (8 + 4);
+  const std::size_t index_bytes = entries * kIndexBytes + n * 64 + (std::size_t{64} << 20);
+  if (index_bytes > free_bytes / 2) return std::nullopt;
+  if (pair_budget == 0) pair_budget = (free_bytes - index_bytes) / 2 / kPairBytes;
+  pair_budget = std::min<std::size_t>(pair_budget, std::numeric_limits<std::int32_t>::max() / 2);
+
+  const cuda::Stream stream;
+  const cudaStream_t st = stream.get();
+  cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+  const auto d_codes = upload(codes, st);
+  const auto d_lengths = upload(lengths, st);
+  const auto d_levels = upload(at.level, st);
+  const auto d_sizes = upload(at.block_size, st);
+  const auto d_index = upload(groups.order(), st);
+  const auto d_offset = upload(offset, st);
+  const Signatures sig{d_codes.get(), d_lengths.get(), d_levels.get(), d_sizes.get(), d_index.get()};
+  start.record(st);
+
+  // 1. The keys, sorted, a signature's repeats dropped.
+  Scratch scratch;
+  cuda::DeviceBuffer<std::uint64_t> keys(entries), keys_other(entries);
+  cuda::DeviceBuffer<std::uint32_t> owner(entries), owner_other(entries);
+  cuda::DeviceBuffer<int> selected(1);
+  make_keys<<<grid_for(n), 256, 0, st>>>(sig, static_cast<std::uint32_t>(n), d_offset.get(), keys.get(), owner.get());
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  cub::DoubleBuffer<std::uint64_t> key_buffers(keys.get(), keys_other.get());
+  cub::DoubleBuffer<std::uint32_t> owner_buffers(owner.get(), owner_other.get());
+  std::size_t bytes = 0;
+  SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, key_buffers, owner_buffers, e_count, 0, 64, st));
+  SIMKIT_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(scratch.at(bytes), bytes, key_buffers, owner_buffers, e_count, 0, 64, st));
+  cuda::DeviceBuffer<std::uint8_t> keep(entries);
+  mark_repeats<<<grid_for(entries), 256, 0, st>>>(key_buffers.Current(), owner_buffers.Current(), e_count, keep.get());
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  std::uint64_t* d_keys = key_buffers.Alternate();
+  std::uint32_t* d_owner = owner_buffers.Alternate();
+  SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, key_buffers.Current(), keep.get(), d_keys,
+                                               selected.get(), e_count, st));
+  SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(scratch.at(bytes), bytes, key_buffers.Current(), keep.get(), d_keys,
+                                               selected.get(), e_count, st));
+  SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, owner_buffers.Current(), keep.get(), d_owner,
+                                               selected.get(), e_count, st));
+  SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(scratch.at(bytes), bytes, owner_buffers.Current(), keep.get(), d_owner,
+                                               selected.get(), e_count, st));
+  const auto kept = static_cast<std::uint32_t>(read_back(selected.get(), st));
+
+  // Each key's run: run[e] its number + 1, run_end[run - 1] where it ends.
+  std::uint32_t* d_head = reinterpret_cast<std::uint32_t*>(key_buffers.Current());  // free now: 8 bytes an entry
+  std::uint32_t* d_run = owner_buffers.Current();
+  cuda::DeviceBuffer<std::uint32_t> run_end(entries);
+  mark_heads<<<grid_for(kept), 256, 0, st>>>(d_keys, kept, d_head);
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  SIMKIT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, d_head, d_run, kept, st));
+  SIMKIT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scratch.at(bytes), bytes, d_head, d_run, kept, st));
+  mark_run_ends<<<grid_for(kept), 256, 0, st>>>(d_keys, d_run, kept, run_end.get());
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  keys = {};  // the keys are not needed past here, nor their sorted copy's twin
+  keys_other = {};
+  d_keys = nullptr;
+
+  // 2. How each signature meets its later ones: through its keys, or directly.
+  cuda::DeviceBuffer<unsigned long long> d_listed(n);
+  SIMKIT_CUDA_CHECK(cudaMemsetAsync(d_listed.get(), 0, n * sizeof(unsigned long long), st));
+  count_listed<<<grid_for(kept), 256, 0, st>>>(d_owner, d_run, run_end.get(), kept, d_listed.get());
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  std::vector<unsigned long long> listed(n);
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(listed.data(), d_listed.get(), n * sizeof(unsigned long long),
+                                    cudaMemcpyDeviceToHost, st));
+  stream.sync();
+  std::vector<std::uint8_t> direct(n, 0);
+  std::vector<std::uint64_t> candidates(n + 1, 0);  // prefix sums of each row's candidates
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint64_t later = (at.group_end[k] - k - 1) + (at.double_end[k] - at.double_begin[k]);
+    direct[k] = listed[k] >= later;
+    candidates[k + 1] = candidates[k] + (direct[k] ? later : listed[k]);
+  }
+  const auto d_direct = upload(direct, st);
+
+  // This worker's rows: a contiguous run of positions holding its share of the candidates.
+  const auto row_at = [&](std::size_t part) {
+    if (part == 0) return std::size_t{0};
+    if (part >= share.parts) return n;
+    const std::uint64_t target = static_cast<std::uint64_t>(
+        static_cast<long double>(candidates[n]) * static_cast<long double>(part) / static_cast<long double>(share.parts));
+    return static_cast<std::size_t>(std::lower_bound(candidates.begin(), candidates.end(), target) - candidates.begin());
+  };
+  const std::size_t first_row = std::min(row_at(share.part), n), last_row = std::min(row_at(share.part + 1), n);
+
+  // 3. A chunk of rows at a time.
+  const int column_bits = bit_width_of(n - 1);
+  std::size_t largest = 0;
+  for (std::size_t k = first_row; k < last_row; ++k) largest = std::max<std::size_t>(largest, candidates[k + 1] - candidates[k]);
+  pair_budget = std::max(pair_budget, largest);
+  cuda::DeviceBuffer<std::uint64_t> entry_count(kept > 0 ? kept : 1), entry_at(kept > 0 ? kept : 1);
+  cuda::DeviceBuffer<std::uint64_t> pairs, pairs_other, unique;
+  cuda::DeviceBuffer<std::uint32_t> row_head, row_number, row_start;
+  cuda::DeviceBuffer<std::uint64_t> match_pair, match_pair_other;
+  cuda::DeviceBuffer<std::int32_t> match_score, match_score_other;
+  cuda::DeviceBuffer<unsigned long long> d_found(1);
+  std::vector<std::uint64_t> found_pair;
+  std::vector<std::int32_t> found_score;
+  std::vector<std::size_t> chunk_ends;
+  for (std::size_t lo = first_row; lo < last_row;) {
+    std::size_t hi = lo + 1;
+    while (hi < last_row && candidates[hi + 1] - candidates[lo] <= pair_budget) ++hi;
+    const std::uint64_t total = candidates[hi] - candidates[lo];
+    const auto lo32 = static_cast<std::uint32_t>(lo), hi32 = static_cast<std::uint32_t>(hi);
+    if (total == 0) {
+      lo = hi;
+      continue;
+    }
+    if (pairs.size() < total) {
+      pairs = {};
+      pairs_other = {};
+      unique = {};
+      row_head = {};
+      row_number = {};
+      row_start = {};
+      match_pair = {};
+      match_pair_other = {};
+      match_score = {};
+      match_score_other = {};
+      pairs = cuda::DeviceBuffer<std::uint64_t>(total);
+      pairs_other = cuda::DeviceBuffer<std::uint64_t>(total);
+      unique = cuda::DeviceBuffer<std::uint64_t>(total);
+      row_head = cuda::DeviceBuffer<std::uint32_t>(total);
+      row_number = cuda::DeviceBuffer<std::uint32_t>(total);
+      row_start = cuda::DeviceBuffer<std::uint32_t>(total);
+      match_pair = cuda::DeviceBuffer<std::uint64_t>(total);
+      match_pair_other = cuda::DeviceBuffer<std::uint64_t>(total);
+      match_score = cuda::DeviceBuffer<std::int32_t>(total);
+      match_score_other = cuda::DeviceBuffer<std::int32_t>(total);
+    }
+    // The candidates through keys, then the direct rows' after them.
+    std::uint64_t through_keys = 0;
+    std::vector<DirectRow> direct_rows;
+    for (std::size_t k = lo; k < hi; ++k)
+      if (!direct[k]) through_keys += listed[k];
+    std::uint64_t next = through_keys;
+    for (std::size_t k = lo; k < hi; ++k) {
+      if (!direct[k] || candidates[k + 1] == candidates[k]) continue;
+      direct_rows.push_back({static_cast<std::uint32_t>(k), at.group_end[k], at.double_begin[k], at.double_end[k], next});
+      next += candidates[k + 1] - candidates[k];
+    }
+    if (through_keys > 0) {
+      count_candidates<<<grid_for(kept), 256, 0, st>>>(d_owner, d_run, run_end.get(), d_direct.get(), kept, lo32, hi32,
+                                                       entry_count.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      SIMKIT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, entry_count.get(), entry_at.get(), kept, st));
+      SIMKIT_CUDA_CHECK(
+          cub::DeviceScan::ExclusiveSum(scratch.at(bytes), bytes, entry_count.get(), entry_at.get(), kept, st));
+      write_candidates<<<grid_for(kept), 256, 0, st>>>(d_owner, d_run, run_end.get(), d_direct.get(), kept, lo32, hi32,
+                                                       entry_at.get(), column_bits, pairs.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+    }
+    if (!direct_rows.empty()) {
+      const auto d_rows = upload(direct_rows, st);
+      write_direct<<<static_cast<unsigned>(direct_rows.size()), 256, 0, st>>>(d_rows.get(), lo32, column_bits,
+                                                                               pairs.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      stream.sync();  // d_rows is freed at the end of this scope
+    }
+    // Sorted and made unique: (row, column) keys, the row relative to the chunk.
+    const auto count = static_cast<int>(total);
+    const int end_bit = column_bits + bit_width_of(hi - lo - 1);
+    cub::DoubleBuffer<std::uint64_t> pair_buffers(pairs.get(), pairs_other.get());
+    SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, pair_buffers, count, 0, end_bit, st));
+    SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(scratch.at(bytes), bytes, pair_buffers, count, 0, end_bit, st));
+    SIMKIT_CUDA_CHECK(
+        cub::DeviceSelect::Unique(nullptr, bytes, pair_buffers.Current(), unique.get(), selected.get(), count, st));
+    SIMKIT_CUDA_CHECK(cub::DeviceSelect::Unique(scratch.at(bytes), bytes, pair_buffers.Current(), unique.get(),
+                                                selected.get(), count, st));
+    const auto distinct = static_cast<std::uint32_t>(read_back(selected.get(), st));
+    // Where each row's columns start, then the rows scored.
+    mark_rows<<<grid_for(distinct), 256, 0, st>>>(unique.get(), distinct, column_bits, row_head.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    SIMKIT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, row_head.get(), row_number.get(), distinct, st));
+    SIMKIT_CUDA_CHECK(
+        cub::DeviceScan::InclusiveSum(scratch.at(bytes), bytes, row_head.get(), row_number.get(), distinct, st));
+    mark_row_starts<<<grid_for(distinct), 256, 0, st>>>(row_head.get(), row_number.get(), distinct, row_start.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    const std::uint32_t rows = read_back(row_number.get() + distinct - 1, st);
+    SIMKIT_CUDA_CHECK(cudaMemsetAsync(d_found.get(), 0, sizeof(unsigned long long), st));
+    const unsigned blocks = std::min<unsigned>((rows + kWarps - 1) / kWarps, 65535u * 8);
+    score_rows<<<blocks, 32 * kWarps, 0, st>>>(sig, unique.get(), row_start.get(), rows, distinct, lo32, column_bits,
+                                               threshold, match_pair.get(), match_score.get(), d_found.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    const auto hits = static_cast<int>(read_back(d_found.get(), st));
+    // The chunk's matches sorted by (a, b) here (the caller's indices), then merged with
+    // the chunks before.
+    cub::DoubleBuffer<std::uint64_t> hit_pairs(match_pair.get(), match_pair_other.get());
+    cub::DoubleBuffer<std::int32_t> hit_scores(match_score.get(), match_score_other.get());
+    const int index_bits = 32 + bit_width_of(n - 1);
+    SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, hit_pairs, hit_scores, hits, 0, index_bits, st));
+    SIMKIT_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(scratch.at(bytes), bytes, hit_pairs, hit_scores, hits, 0, index_bits, st));
+    const std::size_t old = found_pair.size();
+    found_pair.resize(old + hits);
+    found_score.resize(old + hits);
+    if (hits > 0) {
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(found_pair.data() + old, hit_pairs.Current(), hits * sizeof(std::uint64_t),
+                                        cudaMemcpyDeviceToHost, st));
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(found_score.data() + old, hit_scores.Current(), hits * sizeof(std::int32_t),
+                                        cudaMemcpyDeviceToHost, st));
+    }
+    stream.sync();
+    chunk_ends.push_back(found_pair.size());
+    lo = hi;
+  }
+  stop.record(st);
+  stream.sync();
+  if (device_ms != nullptr) *device_ms = cuda::elapsed_ms(start, stop);
+  std::vector<Match> all(found_pair.size());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    all[i] = Match{static_cast<std::uint32_t>(found_pair[i] >> 32), static_cast<std::uint32_t>(found_pair[i]),
+                   found_score[i]};
+  const auto by_pair = [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; };
+  for (std::size_t c = 1; c < chunk_ends.size(); ++c)
+    std::inplace_merge(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(chunk_ends[c - 1]),
+                       all.begin() + static_cast<std::ptrdiff_t>(chunk_ends[c]), by_pair);
+  return all;
+}
+
+}  // namespace simkit::dedup
