@@ -177,6 +177,12 @@ nlohmann::json bench_synthetic(const std::vector<std::string>& base, std::size_t
     kernel_ms.push_back(ms);
   }
   r["gpu_first_wall_s"] = walls.front();
+  dedup::StepTimes steps;  // one more run, its steps timed
+  dedup::match_indexed_gpu(prepared, threshold, device.index, &ms, {}, 0, &steps);
+  for (const auto& [name, seconds] : steps) {
+    r["gpu_steps_s"][name] = seconds;
+    fmt::print(stderr, "bench: synthetic {} on the GPU, step {}: {:.3f} s\n", n, name, seconds);
+  }
   walls.erase(walls.begin());
   kernel_ms.erase(kernel_ms.begin());
   const double wall = median(walls);

@@ -43,13 +43,20 @@ struct Match {
 std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int threshold,
                              Progress* progress = nullptr, Share share = {});
 
-// The same pairs on CUDA device `device`: every pair of compatible block sizes scored by
-// bit-parallel kernels. `device_ms`, when given, receives the kernels' time. A CPU-only
-// build throws Failure.
+// The same pairs on CUDA device `device`, by the CPU's rule: the candidates (pairs sharing
+// a 7-character substring at a block size, or identical) found by sorting on the device,
+// then scored by bit-parallel kernels (where that index does not fit the device, every
+// pair of compatible block sizes is scored instead). `device_ms`, when given, receives
+// the device's time. A CPU-only build throws Failure.
 // With `share`, the worker's share of each block-size group's rows (so that each worker
 // meets every group), its pairs in any row order: gather and sort them.
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
                                  double* device_ms = nullptr, Share share = {});
+
+// Readies CUDA device `device` for match_all_gpu: its context made and the matcher's
+// kernels loaded (a few signatures matched), so that a caller can do it while it reads its
+// input. Does nothing in a CPU-only build.
+void prepare_gpu(int device);
 
 // match_all or match_all_gpu shared out among the run's workers (each GPU of `devices`,
 // or the CPU when it is empty, in each rank under mpirun; include/simkit/cluster.hpp):

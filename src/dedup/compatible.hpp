@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <oneapi/tbb/parallel_sort.h>
+
 namespace simkit::dedup {
 
 class CompatibleGroups {
@@ -27,8 +29,10 @@ class CompatibleGroups {
   explicit CompatibleGroups(const std::vector<std::uint64_t>& block_sizes) : group_of_(block_sizes.size()) {
     order_.resize(block_sizes.size());
     for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return block_sizes[a] < block_sizes[b]; });
+    // By (block size, index): a stable sort by size, in parallel.
+    tbb::parallel_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return block_sizes[a] != block_sizes[b] ? block_sizes[a] < block_sizes[b] : a < b;
+    });
     for (std::uint32_t k = 0; k < order_.size(); ++k) {
       const std::uint64_t size = block_sizes[order_[k]];
       if (groups_.empty() || groups_.back().block_size != size) {

@@ -10,12 +10,14 @@ std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>&, int, int, d
 }
 
 std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share,
-                                                    std::size_t) {
+                                                    std::size_t, StepTimes*) {
   throw Failure("this simkit was built without CUDA");
 }
 
 std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
   throw Failure("this simkit was built without CUDA");
 }
+
+void prepare_gpu(int) {}
 
 }  // namespace simkit::dedup

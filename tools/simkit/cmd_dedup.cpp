@@ -2,6 +2,9 @@
 // ssdeep's match score or by the thesis's edit-rate pipeline.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <future>
+#include <thread>
 #include <iterator>
 #include <numeric>
 #include <string>
@@ -156,8 +159,8 @@ void write_found(OutputFile& out, const DedupOptions& options, const Inputs& in,
   write_pairs_tsv(out, in, found, rate);
 }
 
-std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& context, const Inputs& in) {
-  const std::vector<ctph::Prepared> prepared = dedup::prepare_signatures(in);
+std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& context,
+                              const std::vector<ctph::Prepared>& prepared) {
   auto start = std::chrono::steady_clock::now();
   std::vector<dedup::Match> matches;
   double device_ms = 0;
@@ -171,7 +174,9 @@ std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& contex
                      seconds_since(start), context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", device_ms) : "",
                      matches.size()));
   std::vector<Found> found(matches.size());
-  for (std::size_t i = 0; i < matches.size(); ++i) found[i] = Found{matches[i].a, matches[i].b, double(matches[i].score)};
+  tbb::parallel_for(std::size_t{0}, matches.size(), [&](std::size_t i) {
+    found[i] = Found{matches[i].a, matches[i].b, static_cast<double>(matches[i].score)};
+  });
   return found;
 }
 
@@ -203,12 +208,45 @@ std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, 
   return found;
 }
 
-// --device auto's rule (docs/gpu.md, measured on an H100 with 16 cores): edit-rate jobs
-// of fewer documents are done on the CPU before the GPU's driver has started and loaded
-// its kernels. ssdeep mode stays on the CPU: its GPU path scores every pair, and the
-// CPU's 7-gram index was faster from 50,000 hashes on (and 2.7x at 1,000,000); the GPU
-// won only on a real list of 14,322 dense with near-duplicates (1.3 s against 1.6 s).
+// --device auto's rule (docs/gpu.md, bench/results/auto_device.md, measured on an H100
+// and an H200 with 16 cores): jobs smaller than these are done on the CPU before the GPU's
+// driver has started and loaded its kernels. ssdeep lists of this many bytes or more start
+// the GPU while they are read (the count decides once they are).
 constexpr std::size_t kEditRateGpuDocuments = 5000;
+constexpr std::size_t kSsdeepGpuSignatures = 100000;
+constexpr std::uintmax_t kSsdeepListBytesToStartGpu = 4u << 20;
+
+// The device found, and for ssdeep mode readied (its context made, the matcher's kernels
+// loaded), on a thread of its own while the inputs are read and hashed.
+struct DeviceStart {
+  std::promise<Device> promise;
+  std::shared_future<Device> device = promise.get_future().share();
+  std::jthread thread;
+
+  void begin(const CommonOptions& common, bool gpu_pays_off, bool ssdeep) {
+    thread = std::jthread([this, &common, gpu_pays_off, ssdeep] {
+      try {
+        const Device found = device_for_job(common, gpu_pays_off);
+        if (found.cuda && ssdeep)
+          for (const int index : found.indices) dedup::prepare_gpu(index);
+        promise.set_value(found);
+      } catch (...) {
+        promise.set_exception(std::current_exception());
+      }
+    });
+  }
+  bool started() const { return thread.joinable(); }
+};
+
+// The bytes of the paths that are files (lists or documents), not folders.
+std::uintmax_t file_bytes(const std::vector<std::string>& paths) {
+  std::uintmax_t bytes = 0;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(path, error)) bytes += std::filesystem::file_size(path, error);
+  }
+  return bytes;
+}
 
 int run_dedup(DedupOptions& options) {
   if (options.mode != "ssdeep" && options.mode != "edit-rate")
@@ -218,27 +256,51 @@ int run_dedup(DedupOptions& options) {
   if (options.threshold < 1 || options.threshold > 100) throw UsageError("--threshold must be 1..100");
   Context context = make_context(options.common, false);
   const auto start = std::chrono::steady_clock::now();
+  const bool ssdeep = options.mode == "ssdeep";
+  // A GPU named outright, or under --device auto a large ssdeep list, starts while the
+  // inputs are read; --device auto decides from the job's size once they are. Every rank
+  // holds the same inputs, so every rank decides alike.
+  const DeviceSpec::Kind kind = parse_device(options.common.device).kind;
+  DeviceStart device;
+  if (kind == DeviceSpec::Kind::Cuda ||
+      (kind == DeviceSpec::Kind::Auto && ssdeep && file_bytes(options.paths) >= kSsdeepListBytesToStartGpu))
+    device.begin(options.common, true, ssdeep);
   Inputs in = gather(options.paths);  // rank 0 reads the lists and walks the folders
-  // --device auto: the GPU for edit-rate jobs large enough to repay its start; the CPU
-  // for ssdeep mode. Every rank holds the same inputs, so every rank decides alike.
-  context.device = device_for_job(options.common,
-                                  options.mode == "edit-rate" && in.documents.size() >= kEditRateGpuDocuments);
+  const bool gpu_pays_off =
+      ssdeep ? in.names.size() >= kSsdeepGpuSignatures : in.documents.size() >= kEditRateGpuDocuments;
+  if (!device.started()) device.begin(options.common, gpu_pays_off, ssdeep);
+  const auto device_for_this_job = [&] {
+    if (kind == DeviceSpec::Kind::Auto && !gpu_pays_off) return device_for_job(options.common, false);  // the CPU
+    return device.device.get();
+  };
   std::vector<Found> found;
-  if (options.mode == "ssdeep") {
+  if (ssdeep) {
     {
       Progress progress("hashing", in.documents.size(), "files");
       dedup::hash_documents(in, &progress);
     }
     if (context.timings)
       note(fmt::format("timing: read and hashed {} inputs in {:.3f} s", in.names.size(), seconds_since(start)));
-    found = run_ssdeep(options, context, in);
+    const auto prepare_start = std::chrono::steady_clock::now();
+    const std::vector<ctph::Prepared> prepared = dedup::prepare_signatures(in);
+    const double prepare_s = seconds_since(prepare_start);
+    context.device = device_for_this_job();
+    if (context.timings)
+      note(fmt::format("timing: prepared the signatures in {:.3f} s, then waited {:.3f} s for the device", prepare_s,
+                       seconds_since(prepare_start) - prepare_s));
+    found = run_ssdeep(options, context, prepared);
   } else {
+    context.device = device_for_this_job();
     found = run_edit_rate(options, context, in);
   }
   // Written only once everything is found: a failure leaves no partial output.
+  const auto write_start = std::chrono::steady_clock::now();
   OutputFile out(options.output, cluster::root());
   write_found(out, options, in, found);
   out.commit();
+  if (context.timings)
+    note(fmt::format("timing: wrote {} pairs in {:.3f} s; {:.3f} s in all", found.size(), seconds_since(write_start),
+                     seconds_since(start)));
   return kExitOk;
 }
 

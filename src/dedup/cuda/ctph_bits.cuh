@@ -5,7 +5,10 @@
 // (stride and t select one column of a block's masks, or a warp's one set with stride 1).
 #pragma once
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -100,21 +103,24 @@ inline bool encode(const std::vector<ctph::Prepared>& signatures, const std::vec
                    std::vector<PartCodes>& codes, std::vector<unsigned char>& lengths) {
   PartCodes padding;
   std::memset(padding.code, kPad, sizeof padding.code);
-  codes.assign(order.size() * 2, padding);
-  lengths.assign(order.size() * 2, 0);
-  for (std::size_t k = 0; k < order.size(); ++k) {
+  codes.resize(order.size() * 2);
+  lengths.resize(order.size() * 2);
+  std::atomic<bool> base64{true};
+  tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t k) {
     const ctph::Prepared& s = signatures[order[k]];
     const std::string* texts[2] = {&s.first.text, &s.second.text};
     for (int p = 0; p < 2; ++p) {
+      PartCodes& part = codes[k * 2 + p];
+      part = padding;
       lengths[k * 2 + p] = static_cast<unsigned char>(texts[p]->size());
       for (std::size_t i = 0; i < texts[p]->size(); ++i) {
         const int code = code_of((*texts[p])[i]);
-        if (code < 0) return false;
-        codes[k * 2 + p].code[i] = static_cast<unsigned char>(code);
+        if (code < 0) base64 = false;
+        part.code[i] = static_cast<unsigned char>(code < 0 ? kPad : code);
       }
     }
-  }
-  return true;
+  });
+  return base64;
 }
 
 // The kernels' matches as the caller's, sorted by (a, b).

@@ -11,6 +11,7 @@
 // for pairs whose score would pass the threshold.
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
@@ -192,6 +193,14 @@ std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signa
   }
   if (device_ms != nullptr) *device_ms = total_ms;
   return gpu::sorted_matches(found);
+}
+
+void prepare_gpu(int device) {
+  // Equal and double block sizes, so that every kernel of the index runs once.
+  const char* texts[] = {"3:abcdefghij:abcdefgh", "3:abcdefghik:abcdefgh", "6:abcdefgh:xyz"};
+  std::vector<ctph::Prepared> few(std::size(texts));
+  for (std::size_t i = 0; i < few.size(); ++i) ctph::prepare(texts[i], few[i]);
+  match_indexed_gpu(few, 1, device, nullptr, {});
 }
 
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -303,8 +304,15 @@ Layout layout(const CompatibleGroups& groups) {
 
 std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
                                                     int device, double* device_ms, Share share,
-                                                    std::size_t pair_budget) {
+                                                    std::size_t pair_budget, StepTimes* steps) {
   threshold = std::clamp(threshold, 1, 100);
+  auto last = std::chrono::steady_clock::now();
+  const auto step = [&](const char* name) {
+    if (steps == nullptr) return;
+    const auto now = std::chrono::steady_clock::now();
+    steps->emplace_back(name, std::chrono::duration<double>(now - last).count());
+    last = now;
+  };
   if (device_ms != nullptr) *device_ms = 0;
   const std::size_t n = signatures.size();
   if (n < 2) return std::vector<Match>{};
@@ -317,6 +325,7 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
   if (!gpu::encode(signatures, groups.order(), codes, lengths)) return std::nullopt;
   const Layout at = layout(groups);
   if (!at.fits) return std::nullopt;
+  step("groups and codes (host)");
 
   // Where each signature's keys go.
   std::vector<std::uint64_t> offset(n + 1, 0);
@@ -349,6 +358,8 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
   const auto d_offset = upload(offset, st);
   const Signatures sig{d_codes.get(), d_lengths.get(), d_levels.get(), d_sizes.get(), d_index.get()};
   start.record(st);
+  if (steps != nullptr) stream.sync();
+  step("device memory and uploads");
 
   // 1. The keys, sorted, a signature's repeats dropped.
   Scratch scratch;
@@ -377,6 +388,7 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
   SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(scratch.at(bytes), bytes, owner_buffers.Current(), keep.get(), d_owner,
                                                selected.get(), e_count, st));
   const auto kept = static_cast<std::uint32_t>(read_back(selected.get(), st));
+  step("keys made and sorted");
 
   // Each key's run: run[e] its number + 1, run_end[run - 1] where it ends.
   std::uint32_t* d_head = reinterpret_cast<std::uint32_t*>(key_buffers.Current());  // free now: 8 bytes an entry
@@ -409,6 +421,7 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
     candidates[k + 1] = candidates[k] + (direct[k] ? later : listed[k]);
   }
   const auto d_direct = upload(direct, st);
+  step("runs and each row's candidates");
 
   // This worker's rows: a contiguous run of positions holding its share of the candidates.
   const auto row_at = [&](std::size_t part) {
@@ -543,15 +556,18 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
   }
   stop.record(st);
   stream.sync();
+  step("candidates made, sorted, scored");
   if (device_ms != nullptr) *device_ms = cuda::elapsed_ms(start, stop);
   std::vector<Match> all(found_pair.size());
-  for (std::size_t i = 0; i < all.size(); ++i)
+  tbb::parallel_for(std::size_t{0}, all.size(), [&](std::size_t i) {
     all[i] = Match{static_cast<std::uint32_t>(found_pair[i] >> 32), static_cast<std::uint32_t>(found_pair[i]),
                    found_score[i]};
+  });
   const auto by_pair = [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; };
   for (std::size_t c = 1; c < chunk_ends.size(); ++c)
     std::inplace_merge(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(chunk_ends[c - 1]),
                        all.begin() + static_cast<std::ptrdiff_t>(chunk_ends[c]), by_pair);
+  step("matches as the caller's");
   return all;
 }
 
