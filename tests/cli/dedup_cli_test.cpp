@@ -241,10 +241,10 @@ TEST(DedupCli, AutoDeviceKeepsSmallJobsOnTheCpu) {
       test::run_simkit({"dedup", "--mode", "edit-rate", "--device", "cpu", "-q", (dir / "many").string()});
   EXPECT_EQ(read_tsv(many_auto.out), read_tsv(many_cpu.out));
   EXPECT_STREQ(device_of(test::run_simkit({"dedup", "--timings", "-q", boost_dir()})), "cpu");
-  // ssdeep mode: a list of 20,000 signatures (families of near copies) takes the GPU and
+  // ssdeep mode: a list of 100,000 signatures (families of near copies) takes the GPU and
   // gives the CPU's pairs.
   std::string list = std::string(dedup::kSsdeepHeader) + "\n", base;
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < 100000; ++i) {
     if (i % 8 == 0) base = test::random_base64(random, 40, 64);
     std::string first = base;
     first[static_cast<std::size_t>(random.integer(0, 39))] = 'Z';
@@ -255,7 +255,7 @@ TEST(DedupCli, AutoDeviceKeepsSmallJobsOnTheCpu) {
   EXPECT_STREQ(device_of(list_auto), "gpu");
   const auto list_cpu = test::run_simkit({"dedup", "--device", "cpu", "-q", (dir / "list.ssd").string()});
   EXPECT_EQ(list_auto.out, list_cpu.out);
-  EXPECT_GT(std::count(list_cpu.out.begin(), list_cpu.out.end(), '\n'), 20000);
+  EXPECT_GT(std::count(list_cpu.out.begin(), list_cpu.out.end(), '\n'), 100000);
 }
 
 }  // namespace
