@@ -48,8 +48,9 @@ std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int 
 // then scored by bit-parallel kernels (where that index does not fit the device, every
 // pair of compatible block sizes is scored instead). `device_ms`, when given, receives
 // the device's time. A CPU-only build throws Failure.
-// With `share`, the worker's share of each block-size group's rows (so that each worker
-// meets every group), its pairs in any row order: gather and sort them.
+// With `share`, the worker's share of the pairs (the workers of one job must all be given
+// the same signatures and devices of one kind; match_shared sees to it), sorted by (a, b):
+// gather and sort them.
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
                                  double* device_ms = nullptr, Share share = {});
 

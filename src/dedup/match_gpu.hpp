@@ -17,16 +17,22 @@ namespace simkit::dedup {
 // 7-character substring at its block size, or the whole signature), found by sorting the
 // keys; a signature whose key lists hold more than its compatible later signatures meets
 // those instead. The candidates are made, sorted, made unique and scored `pair_budget`
-// at a time (0: as many as half the device's free memory holds). Empty when the index
-// cannot be built here (keys past the device's memory or 2^31, more than 2^21 block
-// sizes, a part outside base64): the caller falls back.
+// at a time (0: as many as half this process's share of the device's free memory holds).
+// With `share`, the rows (signatures in block-size order) holding the worker's share of
+// the candidates. Empty where the index cannot be built for these signatures (2^31 keys
+// or more, 2^21 block sizes or more, a part outside base64): every worker alike.
 // `steps`, when given, receives each step's wall seconds (the benchmark's breakdown).
 using StepTimes = std::vector<std::pair<std::string, double>>;
 std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
                                                     int device, double* device_ms, Share share,
                                                     std::size_t pair_budget = 0, StepTimes* steps = nullptr);
 
-// Every pair of compatible block sizes scored (no index): the fallback.
+// Whether the index of these signatures fits half this process's share of device
+// `device`'s free memory (the ranks of a host on one GPU share it).
+bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device);
+
+// Every pair of compatible block sizes scored (no index): the fallback. With `share`, the
+// worker's share of each block-size group's rows.
 std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
                                         double* device_ms, Share share);
 

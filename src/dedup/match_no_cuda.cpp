@@ -18,6 +18,10 @@ std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>&, int,
   throw Failure("this simkit was built without CUDA");
 }
 
+bool index_fits_gpu(const std::vector<ctph::Prepared>&, int) {
+  throw Failure("this simkit was built without CUDA");
+}
+
 void prepare_gpu(int) {}
 
 }  // namespace simkit::dedup

@@ -74,7 +74,8 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
   const std::string huge = "18446744073709551615";  // strtoull saturates: 2^64 - 1
   for (int i = 0; i < n; ++i) {
     const int kind = i % 7;
-    const std::string size = kind == 6 ? (i % 2 ? huge : "0") : std::to_string(3 << random.integer(0, 3));
+    const std::string hand_made[] = {"0", huge, "18446744073709551614", "9223372036854775807"};
+    const std::string size = kind == 6 ? hand_made[i % 4] : std::to_string(3 << random.integer(0, 3));
     if (kind == 5 && i > 0) {  // a near copy: a few characters changed
       std::string copy = signatures[random.integer(std::max(0, i - 50), i - 1)];
       for (int e = random.integer(0, 3); e > 0; --e) {
@@ -103,16 +104,27 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
       ASSERT_TRUE(whole.has_value());
       EXPECT_EQ(*whole, want) << "threshold " << threshold << ", budget " << budget;
     }
-    std::vector<dedup::Match> shared;
+    std::vector<dedup::Match> shared, public_shares;
     for (std::size_t part = 0; part < 3; ++part) {
       const auto mine = dedup::match_indexed_gpu(prepared, threshold, 0, nullptr, {part, 3}, 3000);
       ASSERT_TRUE(mine.has_value());
       shared.insert(shared.end(), mine->begin(), mine->end());
+      const auto theirs = dedup::match_all_gpu(prepared, threshold, 0, nullptr, {part, 3});
+      public_shares.insert(public_shares.end(), theirs.begin(), theirs.end());
     }
-    std::sort(shared.begin(), shared.end(),
-              [](const dedup::Match& p, const dedup::Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+    const auto by_pair = [](const dedup::Match& p, const dedup::Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; };
+    std::sort(shared.begin(), shared.end(), by_pair);
+    std::sort(public_shares.begin(), public_shares.end(), by_pair);
     EXPECT_EQ(shared, want) << "three shares, threshold " << threshold;
+    EXPECT_EQ(public_shares, want) << "three shares through match_all_gpu, threshold " << threshold;
   }
+  EXPECT_TRUE(dedup::index_fits_gpu(prepared, 0));
+  // A hand-made part outside base64: no index (every worker alike), and the answer still
+  // the CPU's.
+  auto odd = prepared;
+  ASSERT_TRUE(ctph::prepare("3:abc#defghij:abcdefgh", odd.emplace_back()));
+  EXPECT_FALSE(dedup::match_indexed_gpu(odd, 1, 0, nullptr, {}).has_value());
+  EXPECT_EQ(dedup::match_all_gpu(odd, 1, 0), dedup::match_all(odd, 1));
 }
 
 TEST(GpuDedup, EditRateEachKernelEqualsTheCpu) {

@@ -227,8 +227,16 @@ struct DeviceStart {
     thread = std::jthread([this, &common, gpu_pays_off, ssdeep] {
       try {
         const Device found = device_for_job(common, gpu_pays_off);
-        if (found.cuda && ssdeep)
-          for (const int index : found.indices) dedup::prepare_gpu(index);
+        try {
+          if (found.cuda && ssdeep)
+            for (const int index : found.indices) dedup::prepare_gpu(index);
+        } catch (const Failure&) {
+          // A GPU that cannot be readied: --device auto goes on with the CPU, a GPU named
+          // outright is an error.
+          if (parse_device(common.device).kind != DeviceSpec::Kind::Auto) throw;
+          promise.set_value(device_for_job(common, false));
+          return;
+        }
         promise.set_value(found);
       } catch (...) {
         promise.set_exception(std::current_exception());
@@ -243,7 +251,9 @@ std::uintmax_t file_bytes(const std::vector<std::string>& paths) {
   std::uintmax_t bytes = 0;
   for (const std::string& path : paths) {
     std::error_code error;
-    if (std::filesystem::is_regular_file(path, error)) bytes += std::filesystem::file_size(path, error);
+    if (!std::filesystem::is_regular_file(path, error)) continue;
+    const std::uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error) bytes += size;
   }
   return bytes;
 }
@@ -293,7 +303,8 @@ int run_dedup(DedupOptions& options) {
     context.device = device_for_this_job();
     found = run_edit_rate(options, context, in);
   }
-  // Written only once everything is found: a failure leaves no partial output.
+  // Written only once everything is found: a failure leaves no partial output file
+  // (standard output receives the pairs a slice at a time).
   const auto write_start = std::chrono::steady_clock::now();
   OutputFile out(options.output, cluster::root());
   write_found(out, options, in, found);

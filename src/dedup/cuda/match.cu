@@ -114,13 +114,6 @@ __global__ void __launch_bounds__(kTile) match_kernel(Parts parts, std::uint32_t
   }
 }
 
-template <typename T>
-cuda::DeviceBuffer<T> upload(const std::vector<T>& host) {
-  cuda::DeviceBuffer<T> buffer(host.size());
-  if (!host.empty()) SIMKIT_CUDA_CHECK(cudaMemcpy(buffer.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return buffer;
-}
-
 }  // namespace
 
 std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
@@ -138,9 +131,9 @@ std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signa
 
   const cuda::DeviceGuard guard(device);
   const cuda::Stream stream;
-  const auto d_codes = upload(codes);
-  const auto d_lengths = upload(lengths);
-  const auto d_index = upload(groups.order());
+  const auto d_codes = cuda::to_device(codes.data(), codes.size());
+  const auto d_lengths = cuda::to_device(lengths.data(), lengths.size());
+  const auto d_index = cuda::to_device(groups.order().data(), groups.order().size());
   const Parts parts{d_codes.get(), d_lengths.get(), d_index.get()};
   constexpr std::size_t kSmem = 2 * kCodes * kTile * sizeof(std::uint64_t);
   cuda::allow_dynamic_shared<match_kernel<true>>(kSmem);
@@ -205,7 +198,8 @@ void prepare_gpu(int device) {
 
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
                                  double* device_ms, Share share) {
-  if (auto found = match_indexed_gpu(signatures, threshold, device, device_ms, share)) return std::move(*found);
+  if (index_fits_gpu(signatures, device))
+    if (auto found = match_indexed_gpu(signatures, threshold, device, device_ms, share)) return std::move(*found);
   return match_every_pair_gpu(signatures, threshold, device, device_ms, share);
 }
 

@@ -32,6 +32,7 @@
 #include "dedup/compatible.hpp"
 #include "dedup/cuda/ctph_bits.cuh"
 #include "dedup/match_gpu.hpp"
+#include "simkit/cluster.hpp"
 
 namespace simkit::dedup {
 
@@ -300,7 +301,41 @@ Layout layout(const CompatibleGroups& groups) {
   return out;
 }
 
+// The index's device memory: keys and owners twice (the sort), flags, runs, and a
+// chunk's counts and offsets for each key; the signatures' codes, lengths, block sizes and
+// counts; CUB's scratch. A candidate pair: three 8-byte keys (sort, unique), row marks,
+// and a match (pair and score) twice (their sort).
+constexpr std::size_t kKeyBytes = 2 * 8 + 2 * 4 + 1 + 4 + 4 + 8 + 8;
+constexpr std::size_t kSignatureBytes = 2 * sizeof(PartCodes) + 2 + 2 * 4 + 8 + 4 + 8 + 8 + 1;
+constexpr std::size_t kPairBytes = 3 * 8 + 3 * 4 + 2 * (8 + 4);
+
+std::size_t index_bytes(std::uint64_t keys, std::size_t signatures) {
+  return keys * kKeyBytes + signatures * kSignatureBytes + (std::size_t{64} << 20);
+}
+
+std::uint64_t key_count(const std::vector<ctph::Prepared>& signatures) {
+  std::uint64_t keys = 0;
+  for (const ctph::Prepared& s : signatures)
+    keys += 1 + grams(static_cast<unsigned>(s.first.text.size())) + grams(static_cast<unsigned>(s.second.text.size()));
+  return keys;
+}
+
+// This process's part of the current device's free memory: the ranks of a host that share
+// one GPU share it.
+std::size_t device_memory_share() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes / static_cast<std::size_t>(std::max(1, cluster::local_size()));
+}
+
 }  // namespace
+
+bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
+  const std::uint64_t keys = key_count(signatures);
+  if (keys >= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return false;
+  const cuda::DeviceGuard guard(device);
+  return index_bytes(keys, signatures.size()) <= device_memory_share() / 2;
+}
 
 std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
                                                     int device, double* device_ms, Share share,
@@ -336,15 +371,8 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
   const auto e_count = static_cast<std::uint32_t>(entries);
 
   const cuda::DeviceGuard guard(device);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // The index: keys and owners twice (the sort), flags, runs, and a chunk's counts and
-  // offsets; candidates: three 8-byte keys (sort, unique), row marks, one match each.
-  constexpr std::size_t kIndexBytes = 2 * 8 + 2 * 4 + 1 + 4 + 4 + 8 + 8;
-  constexpr std::size_t kPairBytes = 3 * 8 + 3 * 4 + 2 * (8 + 4);
-  const std::size_t index_bytes = entries * kIndexBytes + n * 64 + (std::size_t{64} << 20);
-  if (index_bytes > free_bytes / 2) return std::nullopt;
-  if (pair_budget == 0) pair_budget = (free_bytes - index_bytes) / 2 / kPairBytes;
+  const std::size_t mine = device_memory_share(), needed = index_bytes(entries, n);
+  if (pair_budget == 0) pair_budget = (mine > needed ? mine - needed : 0) / 2 / kPairBytes;
   pair_budget = std::min<std::size_t>(pair_budget, std::numeric_limits<std::int32_t>::max() / 2);
 
   const cuda::Stream stream;
