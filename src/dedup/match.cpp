@@ -124,7 +124,7 @@ std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int 
   });
   std::vector<Match> all;
   for (auto& part : scratch) all.insert(all.end(), part.found.begin(), part.found.end());
-  std::sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  tbb::parallel_sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
   return all;
 }
 

@@ -2,6 +2,8 @@
 // simkit/dedup.hpp): each takes its share of the rows, the pairs come together on rank 0.
 #include <algorithm>
 
+#include <oneapi/tbb/parallel_sort.h>
+
 #include "dedup/match_gpu.hpp"
 #include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
@@ -35,7 +37,7 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
   for (const auto& part : found) mine.insert(mine.end(), part.begin(), part.end());
   if (parts.total == 1) return mine;
   std::vector<Match> all = cluster::gather_values<Match>(mine);
-  std::sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  tbb::parallel_sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
   return all;
 }
 

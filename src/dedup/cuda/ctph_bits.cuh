@@ -6,6 +6,7 @@
 #pragma once
 
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <atomic>
@@ -128,7 +129,7 @@ inline std::vector<Match> sorted_matches(const std::vector<DeviceMatch>& found) 
   std::vector<Match> all(found.size());
   std::transform(found.begin(), found.end(), all.begin(),
                  [](const DeviceMatch& m) { return Match{m.a, m.b, static_cast<int>(m.score)}; });
-  std::sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  tbb::parallel_sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
   return all;
 }
 
