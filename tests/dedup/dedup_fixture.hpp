@@ -2,6 +2,8 @@
 // with a few random edits, and the pairs a correct pipeline must report.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <set>
 #include <filesystem>
@@ -12,11 +14,28 @@
 #include <vector>
 
 #include "dedup/edit_distance.hpp"
+#include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
 #include "random_edits.hpp"
 #include "test_support.hpp"
 
 namespace simkit::test {
+
+// The signatures read as libfuzzy reads them, each expected well-formed.
+inline std::vector<ctph::Prepared> prepare_all(const std::vector<std::string>& signatures) {
+  std::vector<ctph::Prepared> out(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) EXPECT_TRUE(ctph::prepare(signatures[i], out[i])) << signatures[i];
+  return out;
+}
+
+// The reference: every pair (i < j) scored by ctph::compare, those at `threshold` or more.
+inline std::vector<dedup::Match> every_pair_scored(const std::vector<ctph::Prepared>& prepared, int threshold) {
+  std::vector<dedup::Match> want;
+  for (std::uint32_t i = 0; i < prepared.size(); ++i)
+    for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
+      if (const int s = ctph::compare(prepared[i], prepared[j]); s >= threshold) want.push_back({i, j, s});
+  return want;
+}
 
 // `length` characters drawn from the first `letters` of base64's alphabet (few letters:
 // long common subsequences and shared substrings), for signatures made to be hard.

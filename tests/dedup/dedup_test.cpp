@@ -82,13 +82,9 @@ TEST(CtphMatch, IndexEqualsEveryPairOnHardSignatures) {
       }
     }
   }
-  std::vector<ctph::Prepared> prepared(signatures.size());
-  for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i])) << signatures[i];
+  const auto prepared = test::prepare_all(signatures);
   for (int threshold : {1, 40, 100}) {
-    std::vector<dedup::Match> want;
-    for (std::uint32_t i = 0; i < prepared.size(); ++i)
-      for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
-        if (const int s = ctph::compare(prepared[i], prepared[j]); s >= threshold) want.push_back({i, j, s});
+    const auto want = test::every_pair_scored(prepared, threshold);
     EXPECT_EQ(dedup::match_all(prepared, threshold), want) << "threshold " << threshold;
     EXPECT_GT(want.size(), 100u);
   }
@@ -99,12 +95,8 @@ TEST(CtphMatch, IndexEqualsEveryPairOnHardSignatures) {
 TEST(CtphMatch, ZeroBlockSize) {
   const std::vector<std::string> signatures = {"0:abcdefghij:abc", "0:abcdefghij:abc", "0:abcdefghik:abc",
                                                "3:abcdefghij:abc", "0::", "0::", "6:abcdefghij:abc"};
-  std::vector<ctph::Prepared> prepared(signatures.size());
-  for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i]));
-  std::vector<dedup::Match> want;
-  for (std::uint32_t i = 0; i < prepared.size(); ++i)
-    for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
-      if (const int s = ctph::compare(prepared[i], prepared[j]); s >= 1) want.push_back({i, j, s});
+  const auto prepared = test::prepare_all(signatures);
+  const auto want = test::every_pair_scored(prepared, 1);
   EXPECT_EQ(dedup::match_all(prepared, 1), want);
   EXPECT_EQ(want.size(), 2u);  // the two identical pairs of block size 0
 }
@@ -116,12 +108,8 @@ TEST(CtphMatch, BlockSizesPastHalfTheRange) {
   const std::vector<std::string> signatures = {huge + ":abc:ABCDEFGHIJKLMNOP", huge + ":xyz:ABCDEFGHIJKLMNOQ",
                                                less + ":ABCDEFGHIJKLMNOP:abc", huge + ":abc:ABCDEFGHIJKLMNOP",
                                                "9223372036854775807:ABCDEFGHIJKLMNOP:q"};
-  std::vector<ctph::Prepared> prepared(signatures.size());
-  for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i]));
-  std::vector<dedup::Match> want;
-  for (std::uint32_t i = 0; i < prepared.size(); ++i)
-    for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
-      if (const int s = ctph::compare(prepared[i], prepared[j]); s >= 1) want.push_back({i, j, s});
+  const auto prepared = test::prepare_all(signatures);
+  const auto want = test::every_pair_scored(prepared, 1);
   EXPECT_EQ(dedup::match_all(prepared, 1), want);
   EXPECT_GE(want.size(), 3u);  // 0-1 and 1-3 through the second parts, 0-3 identical
 }

@@ -16,18 +16,12 @@
 namespace simkit {
 namespace {
 
-std::vector<ctph::Prepared> prepare_all(const std::vector<std::string>& signatures) {
-  std::vector<ctph::Prepared> out(signatures.size());
-  for (std::size_t i = 0; i < signatures.size(); ++i) EXPECT_TRUE(ctph::prepare(signatures[i], out[i])) << signatures[i];
-  return out;
-}
-
 TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnRealFiles) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
   const test::TempDir dir;
   const auto files = test::plant_near_duplicates(dir.path(), test::quick() ? 100 : 1500, random);
-  const auto prepared = prepare_all(dedup::hash_files(files, nullptr));
+  const auto prepared = test::prepare_all(dedup::hash_files(files, nullptr));
   for (int threshold : {1, 50, 100}) {
     const auto want = dedup::match_all(prepared, threshold);
     EXPECT_EQ(dedup::match_all_gpu(prepared, threshold, 0), want) << "threshold " << threshold;
@@ -53,7 +47,7 @@ TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnHardSignatures) {
       signatures.push_back(size + ":" + text(random.integer(0, 64), letters) + ":" + text(random.integer(0, 64), letters));
     }
   }
-  const auto prepared = prepare_all(signatures);
+  const auto prepared = test::prepare_all(signatures);
   for (int threshold : {1, 30, 90}) {
     const auto want = dedup::match_all(prepared, threshold);
     EXPECT_EQ(dedup::match_all_gpu(prepared, threshold, 0), want) << "threshold " << threshold;
@@ -94,7 +88,7 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
     }
   }
   for (int i = 0; i < 120; ++i) signatures.push_back(signatures[7]);  // a long run of one signature
-  const auto prepared = prepare_all(signatures);
+  const auto prepared = test::prepare_all(signatures);
   for (int threshold : {1, 40}) {
     const auto want = dedup::match_all(prepared, threshold);
     ASSERT_FALSE(want.empty());

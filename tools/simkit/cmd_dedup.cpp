@@ -4,10 +4,10 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
-#include <thread>
 #include <iterator>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
