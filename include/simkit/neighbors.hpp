@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -40,6 +41,8 @@ struct Model {
   Format format = Format::Auto;              // the format it was read from
   std::string source;                        // the path it was read from
   std::shared_ptr<const void> storage;       // keeps the memory above alive
+  // A check still running on a thread of its own (LoadOptions::check_in_background).
+  std::shared_future<void> pending_check;
 
   std::string_view word(std::size_t row) const {
     return {word_bytes + word_offsets[row], word_offsets[row + 1] - word_offsets[row]};
@@ -47,12 +50,20 @@ struct Model {
   std::span<const float> vector(std::size_t row) const { return {vectors + row * dim, dim}; }
   // Binary search in the sorted index.
   std::optional<std::uint32_t> find(std::string_view word) const;
+  // Waits for a check left running by LoadOptions::check_in_background and throws its
+  // InputError when the file failed it; returns at once when none is pending.
+  void wait_checked() const;
 };
 
 struct LoadOptions {
   Format format = Format::Auto;  // Auto: detected from the content
   std::string words_path;        // the word list of an .npy matrix (one word a line)
   Progress* progress = nullptr;  // advanced by bytes read
+  // .skv: verify the whole file's checksum on a thread of its own while the caller goes on
+  // (uploads the model, searches): the structure is checked before load_model returns,
+  // the checksum when Model::wait_checked() is called, which must come before any answer
+  // is trusted or written.
+  bool check_in_background = false;
 };
 
 // Reads a model; refuses malformed input with InputError naming file, position, reason.
@@ -166,6 +177,11 @@ class Searcher {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Readies GPU `device` for a Searcher with these options (its context made, cuBLAS and
+// the kernels a search runs loaded) by searching a small model of `dim` columns, so that
+// a program can do it on a thread of its own while it reads the real model.
+void prepare_gpu(const SearchOptions& options, int device, std::size_t dim = 300);
 
 // Whether two answer lists agree: the same rows in the same order, except where
 // neighbouring similarities differ by less than `tolerance` (near-ties may swap).

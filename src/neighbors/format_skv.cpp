@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <vector>
 
 #include <xxhash.h>
@@ -42,7 +43,7 @@ SkvLayout skv_layout(std::uint64_t rows, std::uint64_t dim, std::uint64_t word_b
   return l;
 }
 
-Model read_skv(const MappedFile& file, Progress* progress) {
+Model read_skv(const MappedFile& file, Progress* progress, bool background) {
   const std::string& path = file.path();
   const char* base = file.data();
   const std::size_t size = file.size();
@@ -83,15 +84,6 @@ Model read_skv(const MappedFile& file, Progress* progress) {
     throw InputError(Location::at_offset(path, std::min<std::uint64_t>(size, l.file_size)),
                      fmt::format("{}: the header says {} bytes, the file has {}",
                                  size < l.file_size ? "truncated" : "trailing bytes", l.file_size, size));
-#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-  // (Fuzzers cannot forge checksums; they skip this to reach the checks below.)
-  const std::uint64_t sum = XXH3_64bits(base, l.checksum);
-  if (sum != load<std::uint64_t>(base + l.checksum))
-    throw InputError(Location::at_offset(path, l.checksum),
-                     "checksum mismatch: the file is damaged or was changed after it was written");
-#endif
-  if (progress) progress->advance(size);
-
   Model model;
   model.rows = rows;
   model.dim = dim;
@@ -104,29 +96,49 @@ Model read_skv(const MappedFile& file, Progress* progress) {
   model.sorted = reinterpret_cast<const std::uint32_t*>(base + l.sorted);
   model.storage = std::make_shared<MappedFile>(file);
 
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  // (Fuzzers cannot forge checksums; they skip this to reach the checks below.)
+  // One pass over every byte (XXH3 is sequential): in the background it overlaps the
+  // checks below and whatever the caller does next (a GPU upload, the first search).
+  auto verify = [file, checksum_at = l.checksum] {
+    const char* bytes = file.data();
+    if (XXH3_64bits(bytes, checksum_at) != load<std::uint64_t>(bytes + checksum_at))
+      throw InputError(Location::at_offset(file.path(), checksum_at),
+                       "checksum mismatch: the file is damaged or was changed after it was written");
+  };
+  if (background)
+    model.pending_check = std::async(std::launch::async, verify).share();
+  else
+    verify();
+#else
+  (void)background;
+#endif
+  if (progress) progress->advance(size);
+
   // Structure the checksum cannot vouch for in a forged file: offsets, words, index.
   const RowLocator locate = [&](std::size_t row) {
     return Location::at_offset(path, l.offsets + 8 * row);
   };
   if (model.word_offsets[0] != 0 || model.word_offsets[rows] != word_bytes)
     throw InputError(Location::at_offset(path, l.offsets), "corrupt word offsets");
-  for (std::size_t r = 0; r < rows; ++r) {
+  // Row r's end offset is checked before its word is read; the rows in any order (the
+  // lowest bad one is reported), since offsets[r] <= offsets[r + 1] <= word_bytes.
+  check_rows(rows, [&](std::size_t r) {
     if (model.word_offsets[r + 1] < model.word_offsets[r] || model.word_offsets[r + 1] > word_bytes)
       throw InputError(locate(r + 1), "corrupt word offsets (not increasing)");
     check_word(model.word(r), locate, r);
     if (!(model.norms[r] >= 0) || !std::isfinite(model.norms[r]))
       throw InputError(Location::at_offset(path, l.norms + 4 * r), "corrupt norm");
-  }
-  std::vector<bool> seen(rows, false);
-  for (std::size_t i = 0; i < rows; ++i) {
+  });
+  // Strictly increasing words also make the rows distinct, so the index is a permutation.
+  check_rows(rows, [&](std::size_t i) {
     const std::uint32_t row = model.sorted[i];
-    if (row >= rows || seen[row])
+    if (row >= rows || (i > 0 && model.sorted[i - 1] >= rows))
       throw InputError(Location::at_offset(path, l.sorted + 4 * i), "corrupt sorted index");
-    seen[row] = true;
     if (i > 0 && !(model.word(model.sorted[i - 1]) < model.word(row)))
       throw InputError(Location::at_offset(path, l.sorted + 4 * i),
                        "sorted index out of order or duplicate word");
-  }
+  });
   return model;
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -47,6 +48,10 @@ std::optional<std::uint32_t> Model::find(std::string_view w) const {
   return std::nullopt;
 }
 
+void Model::wait_checked() const {
+  if (pending_check.valid()) pending_check.get();
+}
+
 Format detect_format(std::string_view head, const std::string& path) {
   if (head.empty()) throw InputError(Location{.file = path}, "empty file, expected word vectors");
   if (head.starts_with("SIMKITWV")) return Format::Skv;
@@ -85,6 +90,24 @@ void check_word(std::string_view word, const RowLocator& locate, std::size_t row
   for (char c : word)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
       throw InputError(locate(row), fmt::format("word {} contains a control character", quote(word)));
+}
+
+void check_rows(std::size_t rows, const std::function<void(std::size_t row)>& check) {
+  std::atomic<std::size_t> first_bad{rows};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, 4096), [&](const auto& range) {
+    for (std::size_t r = range.begin(); r < range.end() && r < first_bad.load(std::memory_order_relaxed); ++r) {
+      try {
+        check(r);
+      } catch (const InputError&) {
+        std::size_t seen = first_bad.load();
+        while (r < seen && !first_bad.compare_exchange_weak(seen, r)) {
+        }
+        return;
+      }
+    }
+  });
+  // The same check again, alone, for the lowest bad row's message (checks are pure).
+  if (first_bad < rows) check(first_bad);
 }
 
 void check_shape(std::uint64_t rows, std::uint64_t dim, const Location& where) {
@@ -148,7 +171,7 @@ Model finish_model(std::shared_ptr<ModelData> data, std::size_t rows, std::size_
   model.vectors = data->external_vectors ? data->external_vectors : data->vectors.data();
   model.word_bytes = data->words.data();
   model.word_offsets = data->offsets.data();
-  for (std::size_t r = 0; r < rows; ++r) check_word(model.word(r), locate, r);
+  check_rows(rows, [&](std::size_t r) { check_word(model.word(r), locate, r); });
   data->sorted = sorted_index(model, locate);
   data->norms = row_norms(model, locate);
   model.sorted = data->sorted.data();
@@ -184,7 +207,8 @@ Model make_model(std::vector<std::string> words, std::vector<float> vectors, std
 
 namespace {
 
-Model read_any(const MappedFile& file, Format format, const MappedFile* words, Progress* progress) {
+Model read_any(const MappedFile& file, Format format, const MappedFile* words, Progress* progress,
+               bool background) {
   const std::string& path = file.path();
   if (format == Format::Auto) format = detect_format(file.text().substr(0, 1 << 16), path);
   if (file.size() == 0) throw InputError(Location{.file = path}, "empty file, expected word vectors");
@@ -193,7 +217,7 @@ Model read_any(const MappedFile& file, Format format, const MappedFile* words, P
     case Format::Word2VecText: return detail::read_text(file, format, progress);
     case Format::Word2VecBinary: return detail::read_word2vec_binary(file, progress);
     case Format::Npy: return detail::read_npy(file, words, progress);
-    case Format::Skv: return detail::read_skv(file, progress);
+    case Format::Skv: return detail::read_skv(file, progress, background);
     case Format::Auto: break;
   }
   throw UsageError("internal: no format");
@@ -206,7 +230,8 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   file.advise_sequential();
   std::optional<MappedFile> words;
   if (!options.words_path.empty()) words = MappedFile::open(options.words_path);
-  return read_any(file, options.format, words ? &*words : nullptr, options.progress);
+  return read_any(file, options.format, words ? &*words : nullptr, options.progress,
+                  options.check_in_background);
 }
 
 Model load_model_from_memory(std::string_view bytes, const std::string& name, Format format,
@@ -214,7 +239,7 @@ Model load_model_from_memory(std::string_view bytes, const std::string& name, Fo
   const MappedFile file = MappedFile::from_bytes(name, bytes);
   std::optional<MappedFile> word_list;
   if (!words.empty()) word_list = MappedFile::from_bytes(name + " words", words);
-  return read_any(file, format, word_list ? &*word_list : nullptr, nullptr);
+  return read_any(file, format, word_list ? &*word_list : nullptr, nullptr, false);
 }
 
 void save_model(const Model& model, const std::string& path, Format format, Progress* progress,

@@ -32,6 +32,10 @@ using RowLocator = std::function<Location(std::size_t row)>;
 Model finish_model(std::shared_ptr<ModelData> data, std::size_t rows, std::size_t dim,
                    Format format, const std::string& source, const RowLocator& locate);
 
+// Runs check(r) for every row r < rows on all cores; check throws InputError for a bad
+// row. Throws the lowest bad row's error, as a loop in order would.
+void check_rows(std::size_t rows, const std::function<void(std::size_t row)>& check);
+
 // Refuses a word that cannot be printed on one line of a TSV file.
 void check_word(std::string_view word, const RowLocator& locate, std::size_t row);
 
@@ -62,7 +66,8 @@ Model read_text(const MappedFile& file, Format format, Progress* progress);
 Model read_word2vec_binary(const MappedFile& file, Progress* progress);
 // `words` is the word list; nullptr when none was given.
 Model read_npy(const MappedFile& file, const MappedFile* words, Progress* progress);
-Model read_skv(const MappedFile& file, Progress* progress);
+// `background`: the checksum is verified on a thread of its own (Model::pending_check).
+Model read_skv(const MappedFile& file, Progress* progress, bool background);
 
 void write_text(const Model& model, OutputFile& out, Format format, Progress* progress);
 void write_word2vec_binary(const Model& model, OutputFile& out, Progress* progress);

@@ -190,6 +190,32 @@ std::vector<std::vector<Match>> Searcher::search_vectors(std::span<const float> 
   return answers;
 }
 
+void prepare_gpu(const SearchOptions& options, int device, std::size_t dim) {
+  // Enough rows and queries for the paths a real batch takes (a single query's scan, and
+  // a batch's GEMM and filter), straight on the back end: no collectives, so it may run
+  // beside the caller's own.
+  constexpr std::size_t kRows = 4096, kQueries = 16;
+  std::vector<std::string> words(kRows);
+  std::vector<float> values(kRows * dim);
+  std::uint32_t state = 12345;
+  for (std::size_t r = 0; r < kRows; ++r) words[r] = "w" + std::to_string(r);
+  for (float& v : values) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+  }
+  const Model tiny = make_model(std::move(words), std::move(values), dim, "warm-up");
+  SearchOptions mine = options;
+  mine.device.cuda = true;
+  mine.device.index = device;
+  mine.device.indices = {device};
+  mine.memory_budget = 0;
+  const detail::GpuIndexPtr index = detail::make_gpu_index(tiny, mine);
+  const std::size_t k = std::min<std::size_t>(options.k, kRows);
+  double ms = 0;
+  for (const std::size_t queries : {std::size_t{1}, kQueries})
+    detail::search_gpu(*index, tiny.vectors, queries, k, &ms);
+}
+
 bool same_answers(std::span<const Match> a, std::span<const Match> b, float tolerance) {
   if (a.size() != b.size()) return false;
   if (a.empty()) return true;

@@ -18,6 +18,7 @@
 #include "core/cuda/check.hpp"
 #include "engine/cuda/dot_candidates.hpp"
 #include "core/cuda/memory.hpp"
+#include "core/cuda/staged_copy.hpp"
 #include "core/text.hpp"
 #include "neighbors/search_backends.hpp"
 #include "simkit/device.hpp"
@@ -259,6 +260,7 @@ struct GpuIndex final : gpu::BlockScorer {
   } staging_a, staging_b;
   std::size_t work_budget = 0;             // bytes left for the engine (0 = automatic)
   cuda::PinnedBuffer<float> pinned_directions;  // the batch, so its upload is asynchronous
+  cuda::StagedCopy model_copy;             // the model's rows (pageable: a mapped file)
   // The final rescoring's inputs and outputs (in_exact_order), kept between batches.
   struct Exact {
     cuda::DeviceBuffer<float> queries, scores;
@@ -310,7 +312,8 @@ struct GpuIndex final : gpu::BlockScorer {
   }
 
   // Copies `count` host rows of dim floats to the device and writes them at `out` as
-  // padded rows of the stored type, divided by `norms` when given (model rows).
+  // padded rows of the stored type, divided by `norms` when given (model rows, which are
+  // pageable and go through the staged copy; a batch's directions are pinned already).
   void convert_rows(const float* source, std::size_t count, const float* norms, void* out,
                     Staging& staging, cudaStream_t stream) {
     if (staging.rows.size() < count * model.dim) {
@@ -319,8 +322,10 @@ struct GpuIndex final : gpu::BlockScorer {
       staging.rows = cuda::DeviceBuffer<float>(count * model.dim);
     }
     float* raw = staging.rows.get();
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(raw, source, count * model.dim * sizeof(float),
-                                      cudaMemcpyHostToDevice, stream));
+    if (norms != nullptr)
+      model_copy.copy(raw, source, count * model.dim * sizeof(float), stream);
+    else
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(raw, source, count * model.dim * sizeof(float), cudaMemcpyHostToDevice, stream));
     const float* dev_norms = nullptr;
     if (norms != nullptr) {
       if (staging.norms.size() < count) {
@@ -328,8 +333,7 @@ struct GpuIndex final : gpu::BlockScorer {
         staging.norms.reset();
         staging.norms = cuda::DeviceBuffer<float>(count);
       }
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(staging.norms.get(), norms, count * sizeof(float),
-                                        cudaMemcpyHostToDevice, stream));
+      model_copy.copy(staging.norms.get(), norms, count * sizeof(float), stream);
       dev_norms = staging.norms.get();
     }
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + 7) / 8, 4096));

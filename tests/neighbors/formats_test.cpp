@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <xxhash.h>
+
 #include "neighbors/skv_layout.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -257,6 +259,49 @@ TEST(SkvFile, DamageIsRefused) {
   rows[16 + 5] = 0x7f;  // rows = huge
   test::write_file(path, rows);
   expect_refused(path, "rows is more than simkit indexes", ": byte 16");
+}
+
+// A damaged vector byte in the background: the structure passes, wait_checked() refuses.
+TEST(SkvFile, ChecksumInTheBackgroundRefusesAtTheWait) {
+  test::TempDir dir;
+  std::string bytes = valid_skv(dir);
+  const std::string path = (dir / "bad.skv").string();
+  bytes[detail::kSkvHeaderBytes + 5] ^= 0x40;
+  test::write_file(path, bytes);
+  LoadOptions options;
+  options.check_in_background = true;
+  const Model model = load_model(path, options);
+  try {
+    model.wait_checked();
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("checksum mismatch"), std::string::npos) << e.what();
+  }
+  const Model good = load_model((dir / "ok.skv").string(), options);
+  EXPECT_NO_THROW(good.wait_checked());
+}
+
+// Structure checked on all cores still names the first bad row, as a loop in order did:
+// two words damaged (a control character) under a valid checksum, the lower one reported.
+TEST(SkvFile, TheFirstOfTwoBadWordsIsReported) {
+  test::TempDir dir;
+  test::Random random(11);
+  const std::size_t rows = 50000, dim = 2;
+  save_model(random_model(random, rows, dim), (dir / "big.skv").string(), Format::Skv);
+  std::string bytes = test::read_file(dir / "big.skv");
+  const auto header_field = [&](std::size_t at) {
+    std::uint64_t value = 0;
+    std::memcpy(&value, bytes.data() + at, 8);
+    return value;
+  };
+  const std::uint64_t offsets_at = header_field(56), words_at = header_field(64);
+  for (const std::size_t row : {std::size_t{41234}, std::size_t{30001}})
+    bytes[words_at + header_field(offsets_at + 8 * row)] = '\x01';
+  const std::uint64_t checksum_at = bytes.size() - 8, sum = XXH3_64bits(bytes.data(), checksum_at);
+  std::memcpy(bytes.data() + checksum_at, &sum, 8);
+  const std::string path = (dir / "bad.skv").string();
+  test::write_file(path, bytes);
+  expect_refused(path, "control character", ": byte " + std::to_string(offsets_at + 8 * 30001));
 }
 
 }  // namespace

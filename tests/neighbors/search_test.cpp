@@ -214,5 +214,20 @@ TEST(GpuSearch, RealVectorsAgreeWithCpuIncludingWordExclusion) {
   EXPECT_TRUE(same_answers(gpu.search(one)[0], want.back(), 1e-5f));
 }
 
+// What a command runs on a thread while it reads the model, then the search as usual.
+TEST(GpuSearch, PreparedGpuSearchesAsTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  const Model& model = sample_model();
+  for (const Precision precision : {Precision::Fp32, Precision::Fp16}) {
+    SearchOptions options = on(gpu0(), 5);
+    options.precision = precision;
+    prepare_gpu(options, gpu0().index, model.dim);
+    Searcher gpu(model, options);
+    Searcher cpu(model, on(Device{}, 5));
+    const std::vector<Query> queries = {parse_query("king - man + woman", model, "q")};
+    EXPECT_TRUE(same_answers(gpu.search(queries)[0], cpu.search(queries)[0], precision == Precision::Fp32 ? 1e-5f : 2e-2f));
+  }
+}
+
 }  // namespace
 }  // namespace simkit::neighbors

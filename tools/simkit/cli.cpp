@@ -42,6 +42,27 @@ Device device_for_job(const CommonOptions& options, bool gpu_pays_off) {
   return resolve_device(spec);
 }
 
+void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::function<void(int index)> prepare) {
+  thread = std::jthread([this, &common, gpu_pays_off, prepare = std::move(prepare)] {
+    try {
+      const Device found = device_for_job(common, gpu_pays_off);
+      try {
+        if (found.cuda && prepare) {
+          if (found.indices.empty()) prepare(found.index);
+          for (const int index : found.indices) prepare(index);
+        }
+      } catch (const Failure&) {
+        if (parse_device(common.device).kind != DeviceSpec::Kind::Auto) throw;
+        promise.set_value(device_for_job(common, false));
+        return;
+      }
+      promise.set_value(found);
+    } catch (...) {
+      promise.set_exception(std::current_exception());
+    }
+  });
+}
+
 std::vector<std::string> text_files(const std::vector<std::string>& paths, std::uint64_t& bytes) {
   std::vector<std::string> files = dedup::list_files(paths, true);
   bytes = 0;

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <future>
 #include <vector>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "simkit/device.hpp"
 #include "simkit/threads.hpp"
@@ -48,6 +50,19 @@ Context make_context(const CommonOptions& options, bool resolve_device = true);
 // CPU, its driver's start counted: each command's rule and its measurement are in
 // docs/gpu.md). An explicit --device cuda is always obeyed.
 Device device_for_job(const CommonOptions& options, bool gpu_pays_off);
+
+// The device found, and readied by `prepare` (called with each GPU's index: its context
+// made, the job's kernels loaded), on a thread of its own while the command reads its
+// input. --device auto goes on with the CPU when a GPU cannot be readied; a GPU named
+// outright is then an error, thrown by device.get().
+struct DeviceStart {
+  std::promise<Device> promise;
+  std::shared_future<Device> device = promise.get_future().share();
+  std::jthread thread;
+
+  void begin(const CommonOptions& common, bool gpu_pays_off, std::function<void(int index)> prepare);
+  bool started() const { return thread.joinable(); }
+};
 
 // Prints one line "simkit: <what>" on standard error (timings, notes).
 void note(const std::string& line);

@@ -216,36 +216,6 @@ constexpr std::size_t kEditRateGpuDocuments = 5000;
 constexpr std::size_t kSsdeepGpuSignatures = 100000;
 constexpr std::uintmax_t kSsdeepListBytesToStartGpu = 4u << 20;
 
-// The device found, and for ssdeep mode readied (its context made, the matcher's kernels
-// loaded), on a thread of its own while the inputs are read and hashed.
-struct DeviceStart {
-  std::promise<Device> promise;
-  std::shared_future<Device> device = promise.get_future().share();
-  std::jthread thread;
-
-  void begin(const CommonOptions& common, bool gpu_pays_off, bool ssdeep) {
-    thread = std::jthread([this, &common, gpu_pays_off, ssdeep] {
-      try {
-        const Device found = device_for_job(common, gpu_pays_off);
-        try {
-          if (found.cuda && ssdeep)
-            for (const int index : found.indices) dedup::prepare_gpu(index);
-        } catch (const Failure&) {
-          // A GPU that cannot be readied: --device auto goes on with the CPU, a GPU named
-          // outright is an error.
-          if (parse_device(common.device).kind != DeviceSpec::Kind::Auto) throw;
-          promise.set_value(device_for_job(common, false));
-          return;
-        }
-        promise.set_value(found);
-      } catch (...) {
-        promise.set_exception(std::current_exception());
-      }
-    });
-  }
-  bool started() const { return thread.joinable(); }
-};
-
 // The bytes of the paths that are files (lists or documents), not folders.
 std::uintmax_t file_bytes(const std::vector<std::string>& paths) {
   std::uintmax_t bytes = 0;
@@ -271,14 +241,18 @@ int run_dedup(DedupOptions& options) {
   // inputs are read; --device auto decides from the job's size once they are. Every rank
   // holds the same inputs, so every rank decides alike.
   const DeviceSpec::Kind kind = parse_device(options.common.device).kind;
+  // ssdeep mode readies each GPU (its context made, the matcher's kernels loaded).
+  const std::function<void(int)> prepare = [ssdeep](int index) {
+    if (ssdeep) dedup::prepare_gpu(index);
+  };
   DeviceStart device;
   if (kind == DeviceSpec::Kind::Cuda ||
       (kind == DeviceSpec::Kind::Auto && ssdeep && file_bytes(options.paths) >= kSsdeepListBytesToStartGpu))
-    device.begin(options.common, true, ssdeep);
+    device.begin(options.common, true, prepare);
   Inputs in = gather(options.paths);  // rank 0 reads the lists and walks the folders
   const bool gpu_pays_off =
       ssdeep ? in.names.size() >= kSsdeepGpuSignatures : in.documents.size() >= kEditRateGpuDocuments;
-  if (!device.started()) device.begin(options.common, gpu_pays_off, ssdeep);
+  if (!device.started()) device.begin(options.common, gpu_pays_off, prepare);
   const auto device_for_this_job = [&] {
     if (kind == DeviceSpec::Kind::Auto && !gpu_pays_off) return device_for_job(options.common, false);  // the CPU
     return device.device.get();

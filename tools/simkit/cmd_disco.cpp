@@ -107,13 +107,24 @@ disco::ProductKernel kernel_of(const std::string& name) {
   throw UsageError(fmt::format("--kernel {}: expected auto, cublas or simkit", quote(name)));
 }
 
+constexpr double kDiscoGpuWork = 1e10;
+
 // Every word's k most similar words (or the whole matrix) through the pairwise engine.
-int run_similar_all(const QueryOptions& options, const Context& context, const disco::Model& model) {
+int run_similar_all(const QueryOptions& options, Context& context, const disco::Model& model) {
   if (!options.words.empty()) throw UsageError("--all takes no words");
   if (options.form != "dense" && options.form != "sparse")
     throw UsageError(fmt::format("--form {}: expected dense or sparse", quote(options.form)));
   if (options.full && model.size() > 20000)
     throw UsageError(fmt::format("--full prints an N x N matrix; {} words is too many (at most 20,000)", model.size()));
+  // --device auto's rule (docs/gpu.md; bench/auto_device.sh on an H200 with 16 cores): the
+  // work grows with N^2 x F (words, and features a row); below kDiscoGpuWork the CPU ends
+  // first, the GPU's start (0.3-0.5 s) counted.
+  const double columns = options.features > 0              ? static_cast<double>(options.features)
+                         : !model.dense_features.empty() ? static_cast<double>(model.dense_features.size())
+                                                         : static_cast<double>(model.features.size()) /
+                                                               static_cast<double>(std::max<std::size_t>(model.size(), 1));
+  const double words = static_cast<double>(model.size());
+  context.device = device_for_job(options.common, words * words * columns >= kDiscoGpuWork);
   disco::AllPairsOptions all;
   all.k = options.full ? std::max<std::size_t>(model.size(), 2) - 1 : std::min(options.k, std::max<std::size_t>(model.size(), 2) - 1);
   all.form = options.form == "dense" ? disco::Form::dense : disco::Form::sparse;
@@ -174,7 +185,9 @@ int run_similar_all(const QueryOptions& options, const Context& context, const d
 int run_similar(const QueryOptions& options) {
   if (options.format != "tsv") throw UsageError(fmt::format("--format {}: expected tsv", quote(options.format)));
   if (options.k == 0) throw UsageError("--k must be at least 1");
-  const Context context = make_context(options.common);
+  // The device is resolved by --all (from the job's size); word queries run on the CPU.
+  Context context = make_context(options.common, false);
+  parse_device(options.common.device);
   cluster::check_same_file(options.model);  // every rank reads the model itself
   const disco::Model model = disco::read_model(options.model);
   if (options.all || options.full) return run_similar_all(options, context, model);

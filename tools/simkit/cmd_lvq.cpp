@@ -75,8 +75,14 @@ void check_same_data(const DataOptions& d) {
   if (!d.labels.empty()) cluster::check_same_file(d.labels);
 }
 
+// --device auto's rule (docs/gpu.md; bench/auto_device.sh on an H200 with 16 cores): the
+// training's work grows with samples x features x prototypes x epochs; below
+// kLvqGpuWork the CPU ends first, the GPU's start and its per-batch launches counted.
+constexpr double kLvqGpuWork = 5e9;
+
 int run_train(TrainOptions& options) {
-  const Context context = make_context(options.common);
+  Context context = make_context(options.common, false);
+  parse_device(options.common.device);  // a bad --device refused before the data are read
   lvq::TrainOptions& t = options.lvq;
   t.init = choose<lvq::Init>("--init", options.init,
                              {{"auto", lvq::Init::automatic}, {"means", lvq::Init::means}, {"kmeans", lvq::Init::kmeans}});
@@ -88,8 +94,6 @@ int run_train(TrainOptions& options) {
                                  {{"reduction", lvq::Search::reduction}, {"compare", lvq::Search::compare}});
   t.precision = choose<lvq::Precision>("--precision", options.precision,
                                        {{"fp32", lvq::Precision::fp32}, {"tf32", lvq::Precision::tf32}});
-  t.device = context.device.cuda ? context.device.index : -1;
-  if (context.device.cuda) t.devices = context.device.indices;
   t.memory_budget = context.memory_budget;
   check_same_data(options.train);
   if (!options.test.path.empty()) check_same_data(options.test);
@@ -110,6 +114,12 @@ int run_train(TrainOptions& options) {
     test = lvq::hold_out(train, options.validation, t.seed);
   }
   if (context.timings) note(fmt::format("timing: read {} samples x {} features in {:.3f} s", train.rows, train.dims, seconds_since(start)));
+  // Every rank reads the same data, so every rank decides alike.
+  const double work = static_cast<double>(train.rows) * static_cast<double>(train.dims) *
+                      static_cast<double>(train.classes.size() * t.per_class) * static_cast<double>(t.epochs);
+  context.device = device_for_job(options.common, work >= kLvqGpuWork);
+  t.device = context.device.cuda ? context.device.index : -1;
+  if (context.device.cuda) t.devices = context.device.indices;
 
   std::unique_ptr<OutputFile> curve;
   if (!options.curve.empty()) {

@@ -63,8 +63,10 @@ struct ConvertOptions {
   std::string input_format = "auto";
 };
 
+// `check_in_background`: an .skv file's checksum is verified on a thread while the
+// command goes on; it calls model.wait_checked() before it writes an answer.
 Model load(const std::string& path, const std::string& input_format, const std::string& words,
-           bool timings) {
+           bool timings, bool check_in_background = false) {
   const auto start = std::chrono::steady_clock::now();
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
@@ -73,6 +75,7 @@ Model load(const std::string& path, const std::string& input_format, const std::
   options.format = neighbors::parse_format(input_format);
   options.words_path = words;
   options.progress = &progress;
+  options.check_in_background = check_in_background;
   Model model = neighbors::load_model(path, options);
   progress.finish();
   if (timings)
@@ -152,6 +155,7 @@ struct Session {
                        queries.size() == 1 ? "y" : "ies", searcher.last_search_ms(), context.device.name,
                        context.device.cuda ? neighbors::precision_name(searcher.options().precision) : "fp32"));
     if (cpu_check != nullptr) compare(queries, answers);
+    model.wait_checked();  // no answer from a damaged file
     std::string text;
     for (std::size_t q = 0; q < queries.size(); ++q) text += render(format, model, queries[q], answers[q]);
     out.write(text);
@@ -178,23 +182,62 @@ struct Session {
   }
 };
 
+// --device auto's rule (docs/gpu.md; bench/auto_device.sh, measured on an H200 with 16
+// cores): the GPU when its start and the model's upload (about 0.2 s more than the CPU's
+// whole command) cost less than the CPU's scan, which grows with the model's bytes times
+// the queries of a batch (about 7e11 a second on 16 cores); at least 64 queries, which a
+// model's upload needs to pay for itself. Standard input from a person (a terminal)
+// always takes the GPU when there is one.
+constexpr std::size_t kNeighborsGpuQueries = 64;
+constexpr double kNeighborsGpuByteQueries = 2e11;
+
+bool gpu_pays_off_for(std::uintmax_t model_bytes, std::size_t queries) {
+  return queries >= kNeighborsGpuQueries && static_cast<double>(model_bytes) * static_cast<double>(queries) >= kNeighborsGpuByteQueries;
+}
+
 int run_neighbors(NeighborsOptions& options) {
-  Context context = make_context(options.common);
+  Context context = make_context(options.common, false);
+  parse_device(options.common.device);  // a bad --device refused before the model is read
   const OutFormat format = parse_out_format(options.format);
   if (options.k == 0) throw UsageError("--k must be at least 1");
   if (options.batch == 0) throw UsageError("--batch must be at least 1");
   neighbors::SearchOptions search;
   search.k = options.k;
-  search.device = context.device;
   search.precision = neighbors::parse_precision(options.precision);
   search.memory_budget = context.memory_budget;
-  if (!context.device.cuda && search.precision != neighbors::Precision::Fp32)
-    note(fmt::format("--precision {} applies to the GPU; the CPU computes in fp32", options.precision));
+  // Queries from the arguments, or standard input's first batch read now: how many there
+  // are (with the model's size) decides --device auto, before the model is read.
+  // A person at a terminal (rank 0's, under mpirun) gets a prompt and an answer a line;
+  // every rank learns which, as every rank reads the same batches.
+  const bool from_stdin = options.queries.empty();
+  const bool interactive =
+      from_stdin && cluster::broadcast_values(std::vector<std::uint64_t>{
+                        cluster::root() && ::isatty(STDIN_FILENO) ? 1u : 0u})[0] != 0;
+  const bool prompt = interactive && cluster::root();
+  LineReader reader(STDIN_FILENO);
+  std::vector<std::string> lines;
+  bool more_lines = false;
+  if (from_stdin && !interactive) more_lines = reader.next_shared_batch(lines, options.batch);
+  std::error_code size_error;
+  const std::uintmax_t model_bytes = std::filesystem::file_size(options.model, size_error);
+  const bool gpu_pays_off =
+      interactive || gpu_pays_off_for(size_error ? 0 : model_bytes, from_stdin ? lines.size() : options.queries.size());
+  // The GPU's driver starts and its kernels load while the model is read.
+  DeviceStart device;
+  device.begin(options.common, gpu_pays_off, [search](int index) { neighbors::prepare_gpu(search, index); });
 
   // Every rank reads the model itself (memory-mapped for .skv and .npy) and keeps its share.
   cluster::check_same_file(options.model);
   if (!options.words.empty()) cluster::check_same_file(options.words);
-  const Model model = load(options.model, options.input_format, options.words, context.timings);
+  const Model model = load(options.model, options.input_format, options.words, context.timings, true);
+  const auto wait_start = std::chrono::steady_clock::now();
+  context.device = device.device.get();
+  search.device = context.device;
+  if (context.timings && context.device.cuda)
+    note(fmt::format("timing: waited {:.3f} s for {} after the model was read", seconds_since(wait_start),
+                     context.device.name));
+  if (!context.device.cuda && search.precision != neighbors::Precision::Fp32)
+    note(fmt::format("--precision {} applies to the GPU; the CPU computes in fp32", options.precision));
   neighbors::Searcher searcher(model, search);
   if (context.timings && context.device.cuda)
     note(fmt::format("timing: model on {} in {:.1f} ms ({})", context.device.name, searcher.setup_ms(),
@@ -220,20 +263,22 @@ int run_neighbors(NeighborsOptions& options) {
       session.answer(batch, [&](std::size_t i) { return fmt::format("query {}", first + i + 1); }, false);
     }
   } else {
-    const bool interactive = ::isatty(STDIN_FILENO) && cluster::root();
-    LineReader reader(STDIN_FILENO);
-    std::vector<std::string> lines;
-    for (;;) {
-      if (interactive) {
+    const auto answer_lines = [&] {
+      const std::size_t first_line = reader.line_number() - lines.size() + 1;
+      session.answer(lines, [&](std::size_t i) { return fmt::format("stdin:{}", first_line + i); }, true);
+    };
+    if (more_lines) answer_lines();  // the batch read before the model
+    while (more_lines || interactive) {
+      if (prompt) {
         std::fputs("query> ", stderr);
         std::fflush(stderr);
       }
       if (!reader.next_shared_batch(lines, interactive ? 1 : options.batch)) break;
-      const std::size_t first_line = reader.line_number() - lines.size() + 1;
-      session.answer(lines, [&](std::size_t i) { return fmt::format("stdin:{}", first_line + i); }, true);
+      answer_lines();
     }
-    if (interactive) std::fputs("\n", stderr);
+    if (prompt) std::fputs("\n", stderr);
   }
+  model.wait_checked();
   out.commit();
   return session.status;
 }

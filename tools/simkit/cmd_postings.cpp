@@ -79,6 +79,12 @@ void render_json(const postings::Results& results, bool count_only, OutputFile& 
   }
 }
 
+// --device auto's rule (docs/gpu.md; bench/auto_device.sh on an H200 with 16 cores): the
+// Brown Corpus's queries take the GPU's whole command longer than the CPU's up to about
+// 80,000 (32,000: 1.42 s against 0.85 s; 128,000: 3.30 s against 3.88 s), its start
+// (0.3-0.4 s) paid back at a few microseconds a query; smaller batches stay on the CPU.
+constexpr std::size_t kPostingsGpuQueries = 100000;
+
 int run_query(QueryOptions& options) {
   if (options.index.empty() == options.exp_index.empty())
     throw UsageError("give the index with exactly one of --index (simkit's .skp) or --exp-index (the seed's ExpIndex)");
@@ -89,7 +95,8 @@ int run_query(QueryOptions& options) {
     throw UsageError(fmt::format("--gpu-kernel {}: expected sliced or flat", quote(options.gpu_kernel)));
   // A CPU algorithm named with --device auto means the CPU.
   if (algorithm != postings::Algorithm::automatic && options.common.device == "auto") options.common.device = "cpu";
-  const Context context = make_context(options.common);
+  Context context = make_context(options.common, false);
+  parse_device(options.common.device);  // a bad --device refused before the index is read
   const auto start = std::chrono::steady_clock::now();
   // Every rank reads the index and keeps its share of the documents; rank 0 reads the
   // queries (standard input reaches it alone) and hands them to the others.
@@ -102,6 +109,8 @@ int run_query(QueryOptions& options) {
   postings::Queries queries;
   if (cluster::root()) queries = postings::read_queries(options.queries, index, words, options.keep_case);
   queries = postings::broadcast_queries(std::move(queries));
+  // Every rank holds the same queries, so every rank decides alike.
+  context.device = device_for_job(options.common, queries.size() >= kPostingsGpuQueries);
   postings::DistributedOptions shared;
   shared.algorithm = algorithm;
   if (context.device.cuda) {
