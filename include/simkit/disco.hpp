@@ -197,6 +197,11 @@ void make_dense(Model& model, std::size_t features);
 TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress = nullptr,
                     double* device_ms = nullptr);
 
+// Readies GPU `device` for all_pairs with these options (its context made, cuBLAS and
+// the kernels the job runs loaded) by running a small model through the same path, so
+// that a program can do it on a thread of its own while it reads the real model.
+void prepare_gpu(const AllPairsOptions& options, int device);
+
 // Spearman's rho of the model's similarities against a word-similarity gold standard
 // (simkit/wordsim.hpp), over the pairs whose both words the model has (`covered` of
 // `pairs`); words in model_form.

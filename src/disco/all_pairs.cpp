@@ -2,8 +2,13 @@
 // or through the GPU engine, via the blocked pairwise engine in symmetric mode; Lin's
 // scores or PPMI's cosines (disco/dense.hpp).
 #include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <string>
 #include <numeric>
-#include <unordered_map>
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
 
 #include <cblas.h>
 
@@ -20,14 +25,33 @@ namespace simkit::disco {
 std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t features) {
   if (!model.dense_features.empty() && (features == 0 || features == model.dense_features.size()))
     return model.dense_features;
-  std::unordered_map<std::uint32_t, std::uint32_t> words_having;
-  for (const std::uint32_t f : model.features) ++words_having[f];
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> all(words_having.begin(), words_having.end());
-  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  if (model.features.empty()) return {};
+  // Words having each feature (a word lists a feature once): a count per feature id,
+  // counted on all cores.
+  const std::uint32_t largest = tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), std::uint32_t{0},
+      [&](const auto& range, std::uint32_t m) {
+        for (std::size_t i = range.begin(); i < range.end(); ++i) m = std::max(m, model.features[i]);
+        return m;
+      },
+      [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
+  std::vector<std::atomic<std::uint32_t>> words_having(static_cast<std::size_t>(largest) + 1);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), [&](const auto& range) {
+    for (std::size_t i = range.begin(); i < range.end(); ++i)
+      words_having[model.features[i]].fetch_add(1, std::memory_order_relaxed);
   });
-  if (features != 0 && features < all.size()) all.resize(features);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> all;  // (feature, words having it)
+  for (std::uint32_t f = 0; f <= largest; ++f)
+    if (const std::uint32_t n = words_having[f].load(std::memory_order_relaxed); n > 0) all.emplace_back(f, n);
+  const auto more_common = [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; };
+  if (features != 0 && features < all.size()) {
+    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(features), all.end(), more_common);
+    all.resize(features);
+  } else {
+    std::sort(all.begin(), all.end(), more_common);
+  }
   std::vector<std::uint32_t> out;
+  out.reserve(all.size());
   for (const auto& [f, n] : all) out.push_back(f);
   return out;
 }
@@ -82,6 +106,52 @@ TopKLists all_pairs_on(const Model& model, const AllPairsOptions& options, const
 }
 
 }  // namespace
+
+void prepare_gpu(const AllPairsOptions& options, int device) {
+  // A small Lin model (512 words, 16 of 256 features each) through the job's own path.
+  constexpr std::size_t kWords = 512, kPerWord = 16, kFeatures = 256;
+  Model tiny;
+  std::uint32_t state = 12345;
+  const auto next = [&state] { return state = state * 1664525u + 1013904223u; };
+  for (std::size_t w = 0; w < kWords; ++w) {
+    tiny.words.push_back("w" + std::to_string(w));
+    tiny.counts.push_back(1);
+    std::vector<std::uint32_t> picked;
+    while (picked.size() < kPerWord) {
+      const std::uint32_t f = next() % kFeatures;
+      if (std::find(picked.begin(), picked.end(), f) == picked.end()) picked.push_back(f);
+    }
+    std::sort(picked.begin(), picked.end());
+    double sum = 0, squares = 0;
+    for (const std::uint32_t f : picked) {
+      const float mi = 0.1f + static_cast<float>(next() >> 8) / 16777216.0f;
+      tiny.features.push_back(f);
+      tiny.mi.push_back(mi);
+      sum += mi;
+      squares += static_cast<double>(mi) * mi;
+    }
+    tiny.offsets.push_back(tiny.features.size());
+    tiny.mi_sums.push_back(sum);
+    tiny.norms.push_back(std::sqrt(squares));
+  }
+  tiny.feature_words = kFeatures;
+  AllPairsOptions mine = options;
+  mine.device = device;
+  mine.devices.clear();
+  mine.memory_budget = 0;
+  mine.features = 0;
+  PairwiseJob job;
+  job.rows_a = job.rows_b = kWords;
+  job.k = std::clamp<std::size_t>(options.k, 1, 16);
+  job.symmetric = true;
+  job.exclude_self = true;
+  if (options.form == Form::sparse) {
+    detail::all_pairs_sparse_gpu(tiny, job, mine, nullptr);
+  } else {
+    const detail::DenseRows rows(tiny, 0);
+    detail::all_pairs_gpu(tiny, rows, job, mine, nullptr);
+  }
+}
 
 TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress, double* device_ms) {
   if (model.size() > 0xFFFFFFFEull) throw Failure("too many words for 32-bit indices");

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include "simkit/disco.hpp"
 
 namespace simkit::disco::detail {
@@ -36,11 +38,13 @@ struct DenseRows {
     std::sort(by_id.begin(), by_id.end());
     for (const auto& [id, c] : by_id) columns.push_back(id), column_of.push_back(c);
     sums.assign(model.size(), 0);
-    for (std::size_t w = 0; w < model.size(); ++w) {
-      double s = 0;
-      for_each(model, w, [&](std::size_t, float mi) { s += cosine ? static_cast<double>(mi) * mi : mi; });
-      sums[w] = static_cast<float>(cosine ? std::sqrt(s) : s);
-    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.size(), 256), [&](const auto& range) {
+      for (std::size_t w = range.begin(); w < range.end(); ++w) {
+        double s = 0;
+        for_each(model, w, [&](std::size_t, float mi) { s += cosine ? static_cast<double>(mi) * mi : mi; });
+        sums[w] = static_cast<float>(cosine ? std::sqrt(s) : s);
+      }
+    });
   }
 
   // Values a row takes, given a half of `half` values: two halves for Lin, one for cosine.

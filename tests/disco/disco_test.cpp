@@ -402,6 +402,21 @@ TEST(DiscoAllPairs, DenseAndSparseEqualTheFormula) {
   for (std::size_t i = 0; i < dense.scores.size(); ++i) EXPECT_NEAR(dense.scores[i], sparse.scores[i], 1e-5);
 }
 
+// The dense form's columns (counted on all cores) against a plain count: features by the
+// words having them, most first, ties by lower id; all of them, or the first F.
+TEST(DiscoAllPairs, DenseColumnsAreTheMostCommonFeatures) {
+  const disco::Model model = sample_model(300);
+  std::map<std::uint32_t, std::size_t> having;
+  for (const std::uint32_t f : model.features) ++having[f];
+  std::vector<std::pair<std::uint32_t, std::size_t>> order(having.begin(), having.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::uint32_t> want;
+  for (const auto& [f, n] : order) want.push_back(f);
+  EXPECT_EQ(disco::dense_columns(model, 0), want);
+  want.resize(std::min<std::size_t>(want.size(), 77));
+  EXPECT_EQ(disco::dense_columns(model, 77), want);
+}
+
 TEST(DiscoAllPairs, ReducedColumnsEqualAReducedModel) {
   const disco::Model model = sample_model(200);
   const std::vector<std::uint32_t> columns = disco::dense_columns(model, 300);

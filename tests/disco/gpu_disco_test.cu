@@ -54,6 +54,25 @@ TEST(GpuDisco, DenseEqualsTheCpu) {
   }
 }
 
+// What a command runs on a thread while it reads the model (dense and sparse, both
+// kernels' choice), then the job as usual.
+TEST(GpuDisco, PreparedGpuGivesTheSameLists) {
+  SIMKIT_REQUIRE_GPU();
+  const disco::Model model = sample_model(300);
+  disco::AllPairsOptions options;
+  options.k = 10;
+  const TopKLists cpu = disco::all_pairs(model, options);
+  for (const disco::Form form : {disco::Form::dense, disco::Form::sparse}) {
+    options.form = form;
+    options.device = 0;
+    disco::prepare_gpu(options, 0);
+    const TopKLists gpu = disco::all_pairs(model, options);
+    ASSERT_EQ(gpu.scores.size(), cpu.scores.size());
+    for (std::size_t i = 0; i < cpu.scores.size(); ++i) EXPECT_NEAR(gpu.scores[i], cpu.scores[i], 1e-5);
+    options.device = -1;
+  }
+}
+
 // The largest relative difference of a list's scores from formula 3.8 in float64
 // (disco::similarity, the sparse merge), over entries with a nonzero score.
 double worst_relative_error(const disco::Model& model, const TopKLists& lists) {

@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
+#include <oneapi/tbb/parallel_for.h>
+
 #include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
@@ -61,6 +65,21 @@ void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::fun
       promise.set_exception(std::current_exception());
     }
   });
+}
+
+void write_in_slices(OutputFile& out, std::size_t items, std::size_t slice,
+                     const std::function<void(std::size_t begin, std::size_t end, std::string& text)>& format) {
+  slice = std::max<std::size_t>(slice, 1);
+  const std::size_t slices = (items + slice - 1) / slice;
+  constexpr std::size_t kAtOnce = 64;
+  for (std::size_t first = 0; first < slices; first += kAtOnce) {
+    std::vector<std::string> text(std::min(kAtOnce, slices - first));
+    tbb::parallel_for(std::size_t{0}, text.size(), [&](std::size_t k) {
+      const std::size_t begin = (first + k) * slice;
+      format(begin, std::min(items, begin + slice), text[k]);
+    });
+    for (const std::string& t : text) out.write(t);
+  }
 }
 
 std::vector<std::string> text_files(const std::vector<std::string>& paths, std::uint64_t& bytes) {

@@ -16,6 +16,10 @@
 #include "simkit/device.hpp"
 #include "simkit/threads.hpp"
 
+namespace simkit {
+class OutputFile;
+}
+
 namespace simkit::cli {
 
 // Exit codes: 0 ok, 2 bad input or usage, 1 failure; 130 after SIGINT.
@@ -63,6 +67,12 @@ struct DeviceStart {
   void begin(const CommonOptions& common, bool gpu_pays_off, std::function<void(int index)> prepare);
   bool started() const { return thread.joinable(); }
 };
+
+// Writes the text of `items` items in order, formatted on all cores a slice of `slice`
+// items at a time (a bounded number of slices at once, so memory stays bounded):
+// format(begin, end, text) appends the text of items [begin, end).
+void write_in_slices(OutputFile& out, std::size_t items, std::size_t slice,
+                     const std::function<void(std::size_t begin, std::size_t end, std::string& text)>& format);
 
 // Prints one line "simkit: <what>" on standard error (timings, notes).
 void note(const std::string& line);

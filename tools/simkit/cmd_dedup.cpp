@@ -99,25 +99,16 @@ struct Found {
 void write_pairs_tsv(OutputFile& out, const Inputs& in, const std::vector<Found>& found, bool rate) {
   std::vector<std::string> fields(in.names.size());
   tbb::parallel_for(std::size_t{0}, fields.size(), [&](std::size_t i) { fields[i] = tsv_field(in.names[i]); });
-  constexpr std::size_t kSlice = 1 << 16;
-  const std::size_t slices = (found.size() + kSlice - 1) / kSlice;
-  constexpr std::size_t kAtOnce = 64;  // slices formatted before they are written: bounded memory
-  for (std::size_t first = 0; first < slices; first += kAtOnce) {
-    std::vector<std::string> text(std::min(kAtOnce, slices - first));
-    tbb::parallel_for(std::size_t{0}, text.size(), [&](std::size_t k) {
-      std::string& s = text[k];
-      const std::size_t begin = (first + k) * kSlice, end = std::min(found.size(), begin + kSlice);
-      for (std::size_t i = begin; i < end; ++i) {
-        const Found& f = found[i];
-        s += fields[f.a];
-        s += '\t';
-        s += fields[f.b];
-        if (rate) fmt::format_to(std::back_inserter(s), "\t{:.6f}\n", f.value);
-        else fmt::format_to(std::back_inserter(s), "\t{}\n", static_cast<int>(f.value));
-      }
-    });
-    for (const std::string& s : text) out.write(s);
-  }
+  write_in_slices(out, found.size(), std::size_t{1} << 16, [&](std::size_t begin, std::size_t end, std::string& s) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const Found& f = found[i];
+      s += fields[f.a];
+      s += '\t';
+      s += fields[f.b];
+      if (rate) fmt::format_to(std::back_inserter(s), "\t{:.6f}\n", f.value);
+      else fmt::format_to(std::back_inserter(s), "\t{}\n", static_cast<int>(f.value));
+    }
+  });
 }
 
 void write_found(OutputFile& out, const DedupOptions& options, const Inputs& in, const std::vector<Found>& found) {

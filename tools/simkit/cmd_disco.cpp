@@ -1,5 +1,6 @@
 // simkit disco: a distributional thesaurus (DISCO) from a corpus, and its queries.
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -107,31 +108,45 @@ disco::ProductKernel kernel_of(const std::string& name) {
   throw UsageError(fmt::format("--kernel {}: expected auto, cublas or simkit", quote(name)));
 }
 
+// --device auto's rule (docs/gpu.md; bench/auto_device.sh on an H200 with 16 cores): the
+// work grows with N^2 x F (words, and features a row); below kDiscoGpuWork the CPU ends
+// first, the GPU's start (0.3-0.5 s) counted. A model file of kDiscoBytesToStartGpu or
+// more (some 7,000 words) starts the GPU while it is read.
 constexpr double kDiscoGpuWork = 1e10;
+constexpr std::uintmax_t kDiscoBytesToStartGpu = 8u << 20;
 
-// Every word's k most similar words (or the whole matrix) through the pairwise engine.
-int run_similar_all(const QueryOptions& options, Context& context, const disco::Model& model) {
-  if (!options.words.empty()) throw UsageError("--all takes no words");
-  if (options.form != "dense" && options.form != "sparse")
-    throw UsageError(fmt::format("--form {}: expected dense or sparse", quote(options.form)));
-  if (options.full && model.size() > 20000)
-    throw UsageError(fmt::format("--full prints an N x N matrix; {} words is too many (at most 20,000)", model.size()));
-  // --device auto's rule (docs/gpu.md; bench/auto_device.sh on an H200 with 16 cores): the
-  // work grows with N^2 x F (words, and features a row); below kDiscoGpuWork the CPU ends
-  // first, the GPU's start (0.3-0.5 s) counted.
+// The job's options but its device.
+disco::AllPairsOptions all_pairs_options(const QueryOptions& options, std::size_t words, std::size_t memory_budget) {
+  disco::AllPairsOptions all;
+  all.k = options.full ? std::max<std::size_t>(words, 2) - 1 : std::min(options.k, std::max<std::size_t>(words, 2) - 1);
+  all.form = options.form == "dense" ? disco::Form::dense : disco::Form::sparse;
+  all.features = options.features;
+  all.precision = precision_of(options.precision);
+  all.kernel = kernel_of(options.kernel);
+  all.memory_budget = memory_budget;
+  return all;
+}
+
+// Every word's k most similar words (or the whole matrix) through the pairwise engine;
+// `device` started early (while the model was read) or not.
+int run_similar_all(const QueryOptions& options, Context& context, const disco::Model& model, DeviceStart& device) {
   const double columns = options.features > 0              ? static_cast<double>(options.features)
                          : !model.dense_features.empty() ? static_cast<double>(model.dense_features.size())
                                                          : static_cast<double>(model.features.size()) /
                                                                static_cast<double>(std::max<std::size_t>(model.size(), 1));
   const double words = static_cast<double>(model.size());
-  context.device = device_for_job(options.common, words * words * columns >= kDiscoGpuWork);
-  disco::AllPairsOptions all;
-  all.k = options.full ? std::max<std::size_t>(model.size(), 2) - 1 : std::min(options.k, std::max<std::size_t>(model.size(), 2) - 1);
-  all.form = options.form == "dense" ? disco::Form::dense : disco::Form::sparse;
-  all.features = options.features;
-  all.precision = precision_of(options.precision);
-  all.kernel = kernel_of(options.kernel);
-  all.memory_budget = context.memory_budget;
+  const bool gpu_pays_off = words * words * columns >= kDiscoGpuWork;
+  const auto wait_start = std::chrono::steady_clock::now();
+  if (parse_device(options.common.device).kind == DeviceSpec::Kind::Auto && !gpu_pays_off)
+    context.device = device_for_job(options.common, false);  // the CPU
+  else if (device.started())
+    context.device = device.device.get();
+  else
+    context.device = device_for_job(options.common, gpu_pays_off);
+  if (context.timings && context.device.cuda)
+    note(fmt::format("timing: waited {:.3f} s for {} after the model was read", seconds_since(wait_start),
+                     context.device.name));
+  disco::AllPairsOptions all = all_pairs_options(options, model.size(), context.memory_budget);
   if (context.device.cuda) {
     all.device = context.device.index;
     all.devices = context.device.indices;
@@ -170,12 +185,12 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
       flush(false);
     }
   } else {
-    for (std::size_t w = 0; w < model.size(); ++w) {
-      for (std::size_t r = 0; r < lists.k && lists.row_indices(w)[r] != kNoIndex; ++r)
-        fmt::format_to(std::back_inserter(text), "{}\t{}\t{}\t{:.6f}\n", model.words[w], r + 1,
-                       model.words[lists.row_indices(w)[r]], lists.row_scores(w)[r]);
-      flush(false);
-    }
+    write_in_slices(out, model.size(), 4096, [&](std::size_t begin, std::size_t end, std::string& slice) {
+      for (std::size_t w = begin; w < end; ++w)
+        for (std::size_t r = 0; r < lists.k && lists.row_indices(w)[r] != kNoIndex; ++r)
+          fmt::format_to(std::back_inserter(slice), "{}\t{}\t{}\t{:.6f}\n", model.words[w], r + 1,
+                         model.words[lists.row_indices(w)[r]], lists.row_scores(w)[r]);
+    });
   }
   flush(true);
   out.commit();
@@ -189,8 +204,31 @@ int run_similar(const QueryOptions& options) {
   Context context = make_context(options.common, false);
   parse_device(options.common.device);
   cluster::check_same_file(options.model);  // every rank reads the model itself
+  const bool all = options.all || options.full;
+  if (all) {
+    if (!options.words.empty()) throw UsageError("--all takes no words");
+    if (options.form != "dense" && options.form != "sparse")
+      throw UsageError(fmt::format("--form {}: expected dense or sparse", quote(options.form)));
+  }
+  // A GPU named outright, or under --device auto a large model, starts while it is read.
+  DeviceStart device;
+  std::error_code size_error;
+  const std::uintmax_t bytes = std::filesystem::file_size(options.model, size_error);
+  const DeviceSpec::Kind kind = parse_device(options.common.device).kind;
+  if (all && (kind == DeviceSpec::Kind::Cuda ||
+              (kind == DeviceSpec::Kind::Auto && !size_error && bytes >= kDiscoBytesToStartGpu))) {
+    const disco::AllPairsOptions ready = all_pairs_options(options, 1u << 20, context.memory_budget);
+    device.begin(options.common, true, [ready](int index) { disco::prepare_gpu(ready, index); });
+  }
+  const auto read_start = std::chrono::steady_clock::now();
   const disco::Model model = disco::read_model(options.model);
-  if (options.all || options.full) return run_similar_all(options, context, model);
+  if (context.timings && all)
+    note(fmt::format("timing: read {} words in {:.3f} s", model.size(), seconds_since(read_start)));
+  if (all) {
+    if (options.full && model.size() > 20000)
+      throw UsageError(fmt::format("--full prints an N x N matrix; {} words is too many (at most 20,000)", model.size()));
+    return run_similar_all(options, context, model, device);
+  }
   if (options.words.empty()) throw UsageError("give words, or --all");
   std::string text;
   for (const std::string& word : options.words) {

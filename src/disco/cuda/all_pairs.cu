@@ -27,9 +27,12 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <type_traits>
 #include <vector>
+
+#include <oneapi/tbb/parallel_for.h>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/cublas_handle.hpp"
@@ -121,16 +124,27 @@ class DenseScorer final : public gpu::BlockScorer {
       low_ = cuda::DeviceBuffer<float>(model.size() * pitch);
       SIMKIT_CUDA_CHECK(cudaMemset(low_.get(), 0, low_.size() * sizeof(float)));
     }
-    std::vector<std::uint64_t> offsets{0};
-    std::vector<std::uint32_t> columns;
-    std::vector<float> values;
-    for (std::size_t w = 0; w < model.size(); ++w) {
-      rows.each(model, w, [&](std::size_t c, float mi) {
-        columns.push_back(static_cast<std::uint32_t>(c));
-        values.push_back(rows.scaled(w, mi));
-      });
-      offsets.push_back(columns.size());
-    }
+    // Each word's entries among the columns, gathered on all cores: counted, then placed.
+    std::vector<std::uint64_t> offsets(model.size() + 1, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.size(), 256), [&](const auto& range) {
+      for (std::size_t w = range.begin(); w < range.end(); ++w) {
+        std::uint64_t n = 0;
+        rows.each(model, w, [&](std::size_t, float) { ++n; });
+        offsets[w + 1] = n;
+      }
+    });
+    std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+    std::vector<std::uint32_t> columns(offsets.back());
+    std::vector<float> values(offsets.back());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.size(), 256), [&](const auto& range) {
+      for (std::size_t w = range.begin(); w < range.end(); ++w) {
+        std::uint64_t at = offsets[w];
+        rows.each(model, w, [&](std::size_t c, float mi) {
+          columns[at] = static_cast<std::uint32_t>(c);
+          values[at++] = rows.scaled(w, mi);
+        });
+      }
+    });
     const auto d_offsets = cuda::to_device(offsets.data(), offsets.size());
     const auto d_columns = cuda::to_device(columns.data(), columns.size());
     const auto d_values = cuda::to_device(values.data(), values.size());
