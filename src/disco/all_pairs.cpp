@@ -9,6 +9,7 @@
 
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/parallel_sort.h>
 
 #include <cblas.h>
 
@@ -35,14 +36,26 @@ std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t feature
         return m;
       },
       [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
-  std::vector<std::atomic<std::uint32_t>> words_having(static_cast<std::size_t>(largest) + 1);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), [&](const auto& range) {
-    for (std::size_t i = range.begin(); i < range.end(); ++i)
-      words_having[model.features[i]].fetch_add(1, std::memory_order_relaxed);
-  });
   std::vector<std::pair<std::uint32_t, std::uint32_t>> all;  // (feature, words having it)
-  for (std::uint32_t f = 0; f <= largest; ++f)
-    if (const std::uint32_t n = words_having[f].load(std::memory_order_relaxed); n > 0) all.emplace_back(f, n);
+  if (largest <= 4 * model.features.size() + (1u << 20)) {
+    std::vector<std::atomic<std::uint32_t>> words_having(static_cast<std::size_t>(largest) + 1);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), [&](const auto& range) {
+      for (std::size_t i = range.begin(); i < range.end(); ++i)
+        words_having[model.features[i]].fetch_add(1, std::memory_order_relaxed);
+    });
+    for (std::uint32_t f = 0; f <= largest; ++f)
+      if (const std::uint32_t n = words_having[f].load(std::memory_order_relaxed); n > 0) all.emplace_back(f, n);
+  } else {
+    // Ids far sparser than the entries: counted as runs of the sorted ids instead.
+    std::vector<std::uint32_t> ids = model.features;
+    tbb::parallel_sort(ids.begin(), ids.end());
+    for (std::size_t i = 0; i < ids.size();) {
+      std::size_t j = i;
+      while (j < ids.size() && ids[j] == ids[i]) ++j;
+      all.emplace_back(ids[i], static_cast<std::uint32_t>(j - i));
+      i = j;
+    }
+  }
   const auto more_common = [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; };
   if (features != 0 && features < all.size()) {
     std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(features), all.end(), more_common);

@@ -115,30 +115,39 @@ Model read_skv(const MappedFile& file, Progress* progress, bool background) {
 #endif
   if (progress) progress->advance(size);
 
-  // Structure the checksum cannot vouch for in a forged file: offsets, words, index.
+  // Structure the checksum cannot vouch for in a forged file: offsets, words, index. A
+  // damaged file is reported as damaged (the checksum's error, waited for when it runs in
+  // the background) when the damage also breaks the structure.
   const RowLocator locate = [&](std::size_t row) {
     return Location::at_offset(path, l.offsets + 8 * row);
   };
-  if (model.word_offsets[0] != 0 || model.word_offsets[rows] != word_bytes)
-    throw InputError(Location::at_offset(path, l.offsets), "corrupt word offsets");
-  // Row r's end offset is checked before its word is read; the rows in any order (the
-  // lowest bad one is reported), since offsets[r] <= offsets[r + 1] <= word_bytes.
-  check_rows(rows, [&](std::size_t r) {
-    if (model.word_offsets[r + 1] < model.word_offsets[r] || model.word_offsets[r + 1] > word_bytes)
-      throw InputError(locate(r + 1), "corrupt word offsets (not increasing)");
-    check_word(model.word(r), locate, r);
-    if (!(model.norms[r] >= 0) || !std::isfinite(model.norms[r]))
-      throw InputError(Location::at_offset(path, l.norms + 4 * r), "corrupt norm");
-  });
-  // Strictly increasing words also make the rows distinct, so the index is a permutation.
-  check_rows(rows, [&](std::size_t i) {
-    const std::uint32_t row = model.sorted[i];
-    if (row >= rows || (i > 0 && model.sorted[i - 1] >= rows))
-      throw InputError(Location::at_offset(path, l.sorted + 4 * i), "corrupt sorted index");
-    if (i > 0 && !(model.word(model.sorted[i - 1]) < model.word(row)))
-      throw InputError(Location::at_offset(path, l.sorted + 4 * i),
-                       "sorted index out of order or duplicate word");
-  });
+  try {
+    if (model.word_offsets[0] != 0 || model.word_offsets[rows] != word_bytes)
+      throw InputError(Location::at_offset(path, l.offsets), "corrupt word offsets");
+    // Row r's end offset is checked before its word is read; the rows in any order (the
+    // lowest bad one is reported), since offsets[r] <= offsets[r + 1] <= word_bytes.
+    check_rows(rows, [&](std::size_t r) {
+      if (model.word_offsets[r + 1] < model.word_offsets[r] || model.word_offsets[r + 1] > word_bytes)
+        throw InputError(locate(r + 1), "corrupt word offsets (not increasing)");
+      check_word(model.word(r), locate, r);
+      if (!(model.norms[r] >= 0) || !std::isfinite(model.norms[r]))
+        throw InputError(Location::at_offset(path, l.norms + 4 * r), "corrupt norm");
+    });
+    // Strictly increasing words also make the rows distinct, so the index is a permutation.
+    check_rows(rows, [&](std::size_t i) {
+      const std::uint32_t row = model.sorted[i];
+      if (row >= rows || (i > 0 && model.sorted[i - 1] >= rows))
+        throw InputError(Location::at_offset(path, l.sorted + 4 * i), "corrupt sorted index");
+      if (i > 0 && model.sorted[i - 1] == row)
+        throw InputError(Location::at_offset(path, l.sorted + 4 * i), "corrupt sorted index (a row listed twice)");
+      if (i > 0 && !(model.word(model.sorted[i - 1]) < model.word(row)))
+        throw InputError(Location::at_offset(path, l.sorted + 4 * i),
+                         "sorted index out of order or duplicate word");
+    });
+  } catch (const InputError&) {
+    model.wait_checked();
+    throw;
+  }
   return model;
 }
 

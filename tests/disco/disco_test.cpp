@@ -415,6 +415,12 @@ TEST(DiscoAllPairs, DenseColumnsAreTheMostCommonFeatures) {
   EXPECT_EQ(disco::dense_columns(model, 0), want);
   want.resize(std::min<std::size_t>(want.size(), 77));
   EXPECT_EQ(disco::dense_columns(model, 77), want);
+  // Ids far apart (counted by sorting, not by a counter an id): the same choice, scaled.
+  disco::Model spread = model;
+  for (std::uint32_t& f : spread.features) f *= 9973;
+  std::vector<std::uint32_t> scaled = want;
+  for (std::uint32_t& f : scaled) f *= 9973;
+  EXPECT_EQ(disco::dense_columns(spread, 77), scaled);
 }
 
 TEST(DiscoAllPairs, ReducedColumnsEqualAReducedModel) {

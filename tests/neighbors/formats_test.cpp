@@ -281,6 +281,28 @@ TEST(SkvFile, ChecksumInTheBackgroundRefusesAtTheWait) {
   EXPECT_NO_THROW(good.wait_checked());
 }
 
+// A damaged word (a control character) under the old checksum: reported as damage, the
+// checksum's error, whether the checksum runs in the background or not.
+TEST(SkvFile, DamagedStructureIsReportedAsAChecksumMismatch) {
+  test::TempDir dir;
+  std::string bytes = valid_skv(dir);
+  std::uint64_t words_at = 0;
+  std::memcpy(&words_at, bytes.data() + 64, 8);  // the header's words offset
+  bytes[words_at] = '\x01';
+  const std::string path = (dir / "bad.skv").string();
+  test::write_file(path, bytes);
+  for (const bool background : {false, true}) {
+    LoadOptions options;
+    options.check_in_background = background;
+    try {
+      load_model(path, options).wait_checked();
+      FAIL() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("checksum mismatch"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // Structure checked on all cores still names the first bad row, as a loop in order did:
 // two words damaged (a control character) under a valid checksum, the lower one reported.
 TEST(SkvFile, TheFirstOfTwoBadWordsIsReported) {

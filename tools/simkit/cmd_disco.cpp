@@ -230,6 +230,8 @@ int run_similar(const QueryOptions& options) {
     return run_similar_all(options, context, model, device);
   }
   if (options.words.empty()) throw UsageError("give words, or --all");
+  // Word queries run on the CPU; a GPU named outright must still exist.
+  if (kind == DeviceSpec::Kind::Cuda) device_for_job(options.common, false);
   std::string text;
   for (const std::string& word : options.words) {
     const std::size_t row = disco::lookup(model, word);
