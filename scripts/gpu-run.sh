@@ -3,11 +3,13 @@
 # every test program (GPU tests included), the GPU tests under compute-sanitizer, and
 # every benchmark with its PyTorch peer. Results go to the folder named by the first
 # argument or $SIMKIT_GPU_OUT (default gpu-results); a short table is printed last.
-#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [recall] [postings] [disco] [embed] [lvq] [cca] [gemm] [python] [cluster] [cluster-sanitize] [lvq-dist] [extra] [sweep]
+#   scripts/gpu-run.sh OUT [tests] [sanitize] [bench] [dedup] [edit-rate] [recall] [postings] [disco] [embed] [lvq] [cca] [gemm] [python] [cluster] [cluster-sanitize] [lvq-dist] [extra] [sweep]
 #   (default: tests sanitize bench dedup postings disco embed lvq cca gemm python; cluster, cluster-sanitize and lvq-dist need two GPUs or more)
 # dedup: simkit_bench_dedup on the Boost headers (.gpu/boost.tar.xz, staged by
 # gpu-stage.sh): their ssdeep list, 1,000,000 signatures made from it, and the edit-rate
 # pipeline at 1,000 .. 20,000 documents, CPU against GPU.
+# edit-rate: that pipeline alone (EDIT_RATE_SIZES), and its 20,000 documents as whole
+# `simkit dedup --mode edit-rate` commands on the GPU (twice) and the CPU, outputs compared.
 # postings: simkit_bench_postings on the seed's data shape (synthetic) and on the whole Brown
 # Corpus (.gpu/postings.tar.xz, staged by gpu-stage.sh), every CPU algorithm against the GPU.
 # disco: simkit_bench_disco at the thesis's sizes (dense all pairs, fp32 and tf32, synthetic
@@ -268,6 +270,27 @@ if [[ " $parts " == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
   rm -rf "$data"
 fi
 
+if [[ " $parts " == *" edit-rate "* ]] && [ -f .gpu/boost.tar.xz ]; then
+  # The edit-rate pipeline alone (bench/results/dedup.md): simkit_bench_dedup at 1,000 ..
+  # 20,000 documents (Boost headers and edited copies), CPU against GPU, then the same
+  # 20,000 documents as a user runs them, one whole command each way, outputs compared.
+  data=$(mktemp -d)
+  tar -C "$data" -xJf .gpu/boost.tar.xz
+  bench_step "simkit_bench_dedup (edit rate)" dedup_edit_rate "$stage"/bin/simkit_bench_dedup --device cuda \
+    --docs "$data/boost" --sizes "${EDIT_RATE_SIZES:-1000,2000,5000,10000,20000}" --scratch "$data/copies" \
+    --kernel-strings 2000 --cpu-strings 1000 --json "$out/dedup_edit_rate.json"
+  for dev in cuda cuda cpu; do
+    start=$(date +%s.%N)
+    timeout "$step_timeout" "$stage"/bin/simkit dedup --mode edit-rate "$data/boost" "$data/copies" --device "$dev" \
+      --timings --quiet -o "$data/rate_$dev.tsv" 2> "$out/edit_rate_command_$dev.log"
+    status=$?
+    note "simkit dedup --mode edit-rate --device $dev, $(find "$data/boost" "$data/copies" -type f | wc -l) documents (whole command): $(awk "BEGIN {printf \"%.3f\", $(date +%s.%N) - $start}") s, exit $status; $(grep -h 'timing' "$out/edit_rate_command_$dev.log" | tr '\n' ' ' | cut -c1-300)"
+  done
+  cmp -s "$data/rate_cuda.tsv" "$data/rate_cpu.tsv" && note "edit-rate whole commands: outputs equal ($(wc -l < "$data/rate_cuda.tsv") lines)" ||
+    note "edit-rate whole commands: OUTPUTS DIFFER"
+  rm -rf "$data"
+fi
+
 if [[ " $parts " == *" recall "* ]] && [ -f .gpu/boost.tar.xz ] && [ -f .gpu/linux.tar.xz ]; then
   # The edit-rate promise, measured (bench/results/dedup.md): Boost's preprocessed headers
   # and the Linux headers, each beside a copy with 1 to 3 random byte edits, CPU and GPU.
@@ -397,7 +420,7 @@ echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
 [ -f "$out/neighbors_gpu.txt" ] && cat "$out/neighbors_gpu.txt" | tee -a "$final/summary.txt"
-for f in dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json embed_gpu.json lvq_gpu.json lvq_torch.json lvq_fashion.json lvq_dist_1.json lvq_dist_all.json lvq_dist_mpi.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json python_overhead_gpu.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in dedup_edit_rate.json dedup_recall.json gemm_study.json gemm_fused.tsv gemm_fused_tma0.tsv gemm_fused_tma1.tsv neighbors_gpu.json neighbors_torch.json dedup_gpu.json postings_synthetic.json postings_brown.json disco_gpu.json disco_gpu_py.json disco_torch.json embed_gpu.json lvq_gpu.json lvq_torch.json lvq_fashion.json lvq_dist_1.json lvq_dist_all.json lvq_dist_mpi.json cca_gpu.json cca_gpu_syevj.json cca_gpu_batched.json cca_torch.json python_overhead_gpu.json; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar -C "$out" -czf "$final/logs.tar.gz" .
 rm -rf "$stage" "$out" "$final/progress.txt"
 [ "$failed" -eq 0 ] || echo "gpu-run: FAILED (see the summary above)"

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace simkit::ctph {
@@ -58,6 +59,11 @@ RateSignature rate_signature(std::span<const unsigned char> data, std::size_t ma
 // from over a hundred characters to one in a single doubling, so two copies a byte apart
 // can land two block sizes apart.
 RateSignature length_signature(std::span<const unsigned char> data, std::size_t target_length);
+
+// {rate_signature(data, max_length), length_signature(data, target_length)}, mostly in
+// one pass over the bytes.
+std::pair<RateSignature, RateSignature> rate_and_length_signatures(std::span<const unsigned char> data,
+                                                                   std::size_t max_length, std::size_t target_length);
 
 // The most characters one edit of a document (a byte replaced, inserted or deleted)
 // changes in its rate signature, whatever the block size: the edit changes the rolling

@@ -58,6 +58,8 @@ std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, 
 // kernels loaded (a few signatures matched), so that a caller can do it while it reads its
 // input. Does nothing in a CPU-only build.
 void prepare_gpu(int device);
+// The same for the edit-rate pipeline's GPU stages (match_rates): their kernels loaded.
+void prepare_rate_gpu(int device);
 
 // match_all or match_all_gpu shared out among the run's workers (each GPU of `devices`,
 // or the CPU when it is empty, in each rank under mpirun; include/simkit/cluster.hpp):

@@ -3,6 +3,9 @@
 // choice and the same treatment of the signature's tail.
 #include <algorithm>
 #include <bit>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "simkit/ctph.hpp"
 
@@ -122,58 +125,107 @@ std::string Hasher::digest() const {
 
 namespace {
 
-// The signature at block size level `level` and at the next, as rate_signature gives them.
-RateSignature signature_at(std::span<const unsigned char> data, std::uint32_t level) {
-  RateSignature out;
-  out.block_size = block_size(level);
-  const std::uint32_t levels = std::min(level + 2, kBlockSizes);
-  std::string* texts[2] = {&out.text, &out.doubled};
-  std::uint32_t h[2] = {kHashInit, kHashInit};
-  bool open[2] = {false, false};  // bytes since the last piece ended
+// One pass over the bytes: the pieces at block size levels [lo, hi), and the boundaries
+// at every level (how rate_signature chooses its level).
+struct Pieces {
+  std::uint32_t lo = 0;
+  std::vector<std::string> texts;  // level lo + i
+  std::uint64_t boundaries[kBlockSizes] = {}, last[kBlockSizes] = {};  // count, and the byte after the last
+  std::uint64_t size = 0;
+
+  // The signature at `level` and at the next (when below kBlockSizes), both in [lo, hi).
+  RateSignature signature(std::uint32_t level) const {
+    RateSignature out;
+    out.block_size = block_size(level);
+    out.text = texts[level - lo];
+    if (level + 1 < kBlockSizes) out.doubled = texts[level + 1 - lo];
+    return out;
+  }
+  // Whether signature(level) can be given.
+  bool holds(std::uint32_t level) const {
+    return level >= lo && std::min(level + 2, kBlockSizes) <= lo + texts.size();
+  }
+  // rate_signature's level: the smallest whose signature is at most max_length long
+  // (its boundaries, and one more character when bytes follow the last).
+  std::uint32_t rate_level(std::size_t max_length) const {
+    std::uint32_t level = 0;
+    const auto length = [&](std::uint32_t i) { return boundaries[i] + (last[i] < size ? 1 : 0); };
+    while (level + 1 < kBlockSizes && length(level) > max_length) ++level;
+    return level;
+  }
+};
+
+// The most levels one pass computes (rate_and_length_signatures' window).
+constexpr std::uint32_t kPassLevels = 6;
+
+Pieces pieces(std::span<const unsigned char> data, std::uint32_t lo, std::uint32_t hi) {
+  Pieces out;
+  out.lo = lo;
+  out.size = data.size();
+  out.texts.resize(hi - lo);
+  std::uint32_t h[kPassLevels];
+  bool open[kPassLevels] = {};  // bytes since the last piece ended
+  std::fill(h, h + kPassLevels, kHashInit);
   RollingHash roll;
-  for (const unsigned char c : data) {
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    const unsigned char c = data[k];
     const std::uint32_t ends = boundary_levels(roll.update(c));
-    for (std::uint32_t i = level; i < levels; ++i) {
-      std::uint32_t& piece = h[i - level];
+    for (std::uint32_t i = 0; i < ends; ++i) {
+      ++out.boundaries[i];
+      out.last[i] = k + 1;
+    }
+    for (std::uint32_t i = lo; i < hi; ++i) {
+      std::uint32_t& piece = h[i - lo];
       piece = piece_hash(c, piece);
-      open[i - level] = true;
+      open[i - lo] = true;
       if (i < ends) {
-        *texts[i - level] += kBase64[piece % 64];
+        out.texts[i - lo] += kBase64[piece % 64];
         piece = kHashInit;
-        open[i - level] = false;
+        open[i - lo] = false;
       }
     }
   }
   // The open tail is a piece too.
-  for (std::uint32_t i = level; i < levels; ++i)
-    if (open[i - level]) *texts[i - level] += kBase64[h[i - level] % 64];
+  for (std::uint32_t i = lo; i < hi; ++i)
+    if (open[i - lo]) out.texts[i - lo] += kBase64[h[i - lo] % 64];
   return out;
+}
+
+// The signature at block size level `level` and at the next, as rate_signature gives them.
+RateSignature signature_at(std::span<const unsigned char> data, std::uint32_t level) {
+  return pieces(data, level, std::min(level + 2, kBlockSizes)).signature(level);
+}
+
+// length_signature's level: the smallest 3 * 2^n with 3 * 2^n * target_length >= the length.
+std::uint32_t length_level(std::size_t bytes, std::size_t target_length) {
+  std::uint32_t level = 0;
+  const auto target = static_cast<double>(std::max<std::size_t>(target_length, 1));
+  while (level + 1 < kBlockSizes && static_cast<double>(block_size(level)) * target < static_cast<double>(bytes))
+    ++level;
+  return level;
 }
 
 }  // namespace
 
 RateSignature rate_signature(std::span<const unsigned char> data, std::size_t max_length) {
-  // First the length at every block size: its boundaries, and one more character when
-  // bytes follow the last one.
-  std::uint64_t boundaries[kBlockSizes] = {}, last[kBlockSizes] = {};
-  RollingHash roll;
-  for (std::size_t k = 0; k < data.size(); ++k)
-    for (std::uint32_t i = 0, n = boundary_levels(roll.update(data[k])); i < n; ++i) {
-      ++boundaries[i];
-      last[i] = k + 1;
-    }
-  std::uint32_t level = 0;
-  const auto length = [&](std::uint32_t i) { return boundaries[i] + (last[i] < data.size() ? 1 : 0); };
-  while (level + 1 < kBlockSizes && length(level) > max_length) ++level;
-  return signature_at(data, level);
+  // First the length at every block size, then the pieces at the level chosen.
+  return signature_at(data, pieces(data, 0, 0).rate_level(max_length));
 }
 
 RateSignature length_signature(std::span<const unsigned char> data, std::size_t target_length) {
-  std::uint32_t level = 0;
-  const auto target = static_cast<double>(std::max<std::size_t>(target_length, 1));
-  while (level + 1 < kBlockSizes && static_cast<double>(block_size(level)) * target < static_cast<double>(data.size()))
-    ++level;
-  return signature_at(data, level);
+  return signature_at(data, length_level(data.size(), target_length));
+}
+
+std::pair<RateSignature, RateSignature> rate_and_length_signatures(std::span<const unsigned char> data,
+                                                                   std::size_t max_length, std::size_t target_length) {
+  // Both levels are usually within a step or two of each other (ordinary text has about
+  // one piece a block size): one pass computes the pieces of the levels around the
+  // length's, and a rate level outside them (repetitive text) costs a second pass.
+  const std::uint32_t by_length = length_level(data.size(), target_length);
+  const std::uint32_t lo = by_length >= 2 ? by_length - 2 : 0;
+  const Pieces around = pieces(data, lo, std::min(lo + kPassLevels, kBlockSizes));
+  const std::uint32_t rate = around.rate_level(max_length);
+  return {around.holds(rate) ? around.signature(rate) : signature_at(data, rate), around.signature(by_length)};
 }
 
 std::string hash(std::span<const unsigned char> data) {

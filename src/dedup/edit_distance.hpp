@@ -25,6 +25,13 @@ std::uint32_t edit_distance(std::string_view a, std::string_view b);
 // where only distances under a threshold matter.
 std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::string_view b, std::uint32_t limit);
 
+// The same distance computed as the GPU's verification does (distances_within_gpu): in a
+// diagonal band of 64 x `words` cells (1..32), after the common prefix and suffix: the
+// distance when at most min(limit, 64 x words - 1), else nothing. Here so that the
+// tests check the GPU's algorithm on any machine.
+std::optional<std::uint32_t> distance_in_diagonal_band(std::string_view a, std::string_view b, std::uint32_t limit,
+                                                       int words);
+
 // Whether distance d of strings of lengths la and lb is an edit rate below `rate`:
 // d / (la + lb) < rate, computed as d < rate * (la + lb) in double on CPU and GPU alike
 // (constexpr, so that the CUDA kernels evaluate this very expression). Two empty strings
@@ -81,10 +88,34 @@ const char* kernel_name(EditKernel kernel);
 // pairs i < j count. Strings longer than kMaxPairString: InputError. CPU: all cores.
 std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule);
 
-// The same on CUDA device `device` with the kernel chosen; the same pairs as the CPU.
-// Rows are processed in batches so that any number of pairs fits. `device_ms`, when
-// given, receives the kernels' time (device events). A CPU-only build throws Failure.
+// The same on CUDA device `device` with the kernel chosen; the same pairs as the CPU, in
+// the same order unless `order` is as_found (the kernels' order, which varies: sorting a
+// million pairs on one thread costs more than finding them). Rows are processed in
+// batches so that any number of pairs fits. `device_ms`, when given, receives the
+// kernels' time (device events). A CPU-only build throws Failure.
+enum class PairOrder { sorted, as_found };
 std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule,
-                                     EditKernel kernel, int device, double* device_ms = nullptr);
+                                     EditKernel kernel, int device, double* device_ms = nullptr,
+                                     PairOrder order = PairOrder::sorted);
+
+// A pair of texts to verify: indices into the texts, and the largest distance that matters.
+struct TextPair {
+  std::uint32_t a = 0, b = 0;
+  std::uint32_t limit = 0;
+};
+
+// The largest distance one GPU band resolves (32 words); kBeyond: not within.
+inline constexpr std::uint32_t kGpuBandEdits = 64 * 32 - 1;
+inline constexpr std::uint32_t kBeyond = UINT32_MAX;
+
+// The edit distance of each pair of texts on CUDA device `device` (one warp a pair, the
+// band widened from one word to 32 while the limit allows): the distance when it is at
+// most min(limit, kGpuBandEdits), else kBeyond. Text i is chars[offsets[i],
+// offsets[i + 1]) in host memory. `device_ms`, when given, receives the kernels' time.
+// Texts beyond `text_budget` bytes (0: half the device's free memory, at most 4 GiB) go
+// to the device in chunks of pairs. A CPU-only build throws Failure.
+std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::vector<std::uint64_t>& offsets,
+                                                const std::vector<TextPair>& pairs, int device,
+                                                double* device_ms = nullptr, std::size_t text_budget = 0);
 
 }  // namespace simkit::dedup

@@ -169,6 +169,17 @@ std::pair<std::string_view, std::string_view> shorter_first(std::string_view a, 
   return a.size() <= b.size() ? std::pair{a, b} : std::pair{b, a};
 }
 
+// Drops the common prefix and suffix: they cost nothing (some optimal alignment matches
+// them), and versions of one file often share long ones.
+void trim_common(std::string_view& a, std::string_view& b) {
+  const std::size_t prefix = static_cast<std::size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+  a.remove_prefix(prefix);
+  b.remove_prefix(prefix);
+  const std::size_t suffix = static_cast<std::size_t>(std::mismatch(a.rbegin(), a.rend(), b.rbegin(), b.rend()).first - a.rbegin());
+  a.remove_suffix(suffix);
+  b.remove_suffix(suffix);
+}
+
 // Every pair of row i of xs that passes `rule`, in order of b, appended to `out`.
 void pairs_of_row(const StringSet& xs, const StringSet& ys, std::size_t i, bool triangle, PairRule rule,
                   std::vector<EditPair>& out) {
@@ -224,14 +235,7 @@ std::uint32_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::string_view b, std::uint32_t limit) {
-  // A common prefix and suffix cost nothing (some optimal alignment matches them), and
-  // versions of one file often share long ones.
-  const std::size_t prefix = static_cast<std::size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
-  a.remove_prefix(prefix);
-  b.remove_prefix(prefix);
-  const std::size_t suffix = static_cast<std::size_t>(std::mismatch(a.rbegin(), a.rend(), b.rbegin(), b.rend()).first - a.rbegin());
-  a.remove_suffix(suffix);
-  b.remove_suffix(suffix);
+  trim_common(a, b);
   const auto ordered = shorter_first(a, b);
   const std::string_view pattern = ordered.first, text = ordered.second;  // not bindings: lambdas capture them
   const auto gap = static_cast<std::int64_t>(text.size() - pattern.size());
@@ -248,6 +252,82 @@ std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::strin
       if (k == most) return std::nullopt;
     }
   });
+}
+
+std::optional<std::uint32_t> distance_in_diagonal_band(std::string_view a, std::string_view b, std::uint32_t limit,
+                                                       int words) {
+  // Word for word what the GPU kernel's lanes do (dedup/cuda/verify_pairs.cu), one word a lane.
+  trim_common(a, b);
+  const auto [pattern, text] = shorter_first(a, b);
+  const auto m = static_cast<std::int64_t>(pattern.size()), n = static_cast<std::int64_t>(text.size());
+  const std::int64_t bits = std::int64_t{kWordBits} * words;
+  const std::int64_t k = std::min<std::int64_t>(limit, bits - 1), gap = n - m;
+  if (gap > k) return std::nullopt;
+  if (m == 0) return static_cast<std::uint32_t>(n);
+  const std::int64_t above = detail::band_above(bits, gap);
+  const auto w_count = static_cast<std::size_t>(words);
+  std::vector<std::uint64_t> pv(w_count), mv(w_count), eq(w_count), xv(w_count), ph(w_count), mh(w_count);
+  for (std::size_t w = 0; w < w_count; ++w) {
+    // Rows <= 0 (bits r <= above) step -1 downwards, real rows +1.
+    const std::int64_t first = std::int64_t{kWordBits} * static_cast<std::int64_t>(w);
+    const std::int64_t made_up = std::clamp<std::int64_t>(above - first + 1, 0, kWordBits);
+    mv[w] = made_up == kWordBits ? ~std::uint64_t{0} : (std::uint64_t{1} << made_up) - 1;
+    pv[w] = ~mv[w];
+  }
+  std::int64_t top = above;  // D at the window's top row
+  const std::pair<std::int64_t, std::int64_t> k_rows = detail::band_bits_within(above, gap, k);
+  for (std::int64_t j = 1; j <= n; ++j) {
+    const char c = text[static_cast<std::size_t>(j - 1)];
+    for (std::size_t w = 0; w < w_count; ++w) {  // down one row: the bottom row enters with a +1 step
+      const std::uint64_t pv_in = w + 1 < w_count ? pv[w + 1] & 1 : 1, mv_in = w + 1 < w_count ? mv[w + 1] & 1 : 0;
+      pv[w] = (pv[w] >> 1) | pv_in << 63;
+      mv[w] = (mv[w] >> 1) | mv_in << 63;
+      eq[w] = 0;
+      for (int r = 0; r < kWordBits; ++r) {
+        const std::int64_t row = j - above + std::int64_t{kWordBits} * static_cast<std::int64_t>(w) + r;
+        if (row >= 1 && row <= m && pattern[static_cast<std::size_t>(row - 1)] == c) eq[w] |= std::uint64_t{1} << r;
+      }
+    }
+    std::uint32_t generate = 0, propagate = 0;
+    std::vector<std::uint64_t> sum(w_count);
+    for (std::size_t w = 0; w < w_count; ++w) {
+      const std::uint64_t x = eq[w] & pv[w];
+      sum[w] = x + pv[w];
+      if (sum[w] < x) generate |= 1u << w;
+      if (sum[w] == ~std::uint64_t{0}) propagate |= 1u << w;
+    }
+    const std::uint32_t carries = detail::word_carries(generate, propagate);
+    for (std::size_t w = 0; w < w_count; ++w) {
+      sum[w] += (carries >> w) & 1;
+      xv[w] = eq[w] | mv[w];
+      const std::uint64_t xh = (sum[w] ^ pv[w]) | eq[w];
+      ph[w] = mv[w] | ~(xh | pv[w]);
+      mh[w] = pv[w] & xh;
+    }
+    for (std::size_t w = w_count; w-- > 0;) {  // up one bit: the row above the window steps +1
+      ph[w] = (ph[w] << 1) | (w > 0 ? ph[w - 1] >> 63 : 1);
+      mh[w] = (mh[w] << 1) | (w > 0 ? mh[w - 1] >> 63 : 0);
+      pv[w] = mh[w] | ~(xv[w] | ph[w]);
+      mv[w] = ph[w] & xv[w];
+    }
+    top += 1 + static_cast<std::int64_t>(pv[0] & 1) - static_cast<std::int64_t>(mv[0] & 1);
+    if (j % 32 == 0) {  // Ukkonen's cut-off: every cell of the diagonals that matter above k
+      std::int64_t least = top;
+      for (std::size_t w = 0; w < w_count; ++w) {
+        const std::int64_t first = std::int64_t{kWordBits} * static_cast<std::int64_t>(w);
+        least += detail::band_bound_part(pv[w], mv[w], first, k_rows.first, k_rows.second);
+      }
+      if (least > k) return std::nullopt;
+    }
+  }
+  // Row m is bit above - gap: the steps of bits 1 .. that one added to the top.
+  std::int64_t d = top;
+  for (std::size_t w = 0; w < w_count; ++w) {
+    const std::int64_t first = std::int64_t{kWordBits} * static_cast<std::int64_t>(w);
+    d += detail::band_bound_part(pv[w], mv[w], first, above - gap, above - gap);
+  }
+  if (d > k) return std::nullopt;
+  return static_cast<std::uint32_t>(d);
 }
 
 const char* kernel_name(EditKernel kernel) {

@@ -1,11 +1,18 @@
-// The GPU edit-distance pairs of a CPU-only build: it says so.
+// The GPU edit distances of a CPU-only build: they say so.
 #include "dedup/edit_distance.hpp"
 #include "simkit/error.hpp"
 
 namespace simkit::dedup {
 
-std::vector<EditPair> edit_pairs_gpu(const StringSet&, const StringSet&, bool, PairRule, EditKernel, int, double*) {
+std::vector<EditPair> edit_pairs_gpu(const StringSet&, const StringSet&, bool, PairRule, EditKernel, int, double*, PairOrder) {
   throw Failure("this simkit was built without CUDA");
 }
+
+std::vector<std::uint32_t> distances_within_gpu(const char*, const std::vector<std::uint64_t>&,
+                                                const std::vector<TextPair>&, int, double*, std::size_t) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+void prepare_rate_gpu(int) {}
 
 }  // namespace simkit::dedup

@@ -8,10 +8,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <numeric>
+#include <tuple>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
 #include "dedup/compatible.hpp"
@@ -108,7 +112,7 @@ Candidates signature_candidates(const std::vector<Document>& docs, const std::ve
   const auto meet = [&](const StringSet& xs, std::uint32_t x0, const StringSet& ys, std::uint32_t y0, bool triangle) {
     double ms = 0;
     const std::vector<EditPair> pairs =
-        device >= 0 ? edit_pairs_gpu(xs, ys, triangle, filter.rule, options.kernel, device, &ms)
+        device >= 0 ? edit_pairs_gpu(xs, ys, triangle, filter.rule, options.kernel, device, &ms, PairOrder::as_found)
                     : edit_pairs_cpu(xs, ys, triangle, filter.rule);
     if (device_ms != nullptr) *device_ms += ms;
     for (const EditPair& p : pairs) {
@@ -212,6 +216,93 @@ void share_signatures(std::vector<Document>& docs, RowRange mine) {
   }
 }
 
+
+// The pairs the GPUs verify, and their documents end to end.
+struct GpuWork {
+  std::unique_ptr<char[]> chars;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint32_t> slot;  // a document's text, kBeyond for none
+  // Pair indices: those whose limits reach beyond one band (kGpuBandEdits), then the
+  // rest; each part longest first (a long pair taken last would keep one warp busy
+  // while the rest idle).
+  std::vector<std::size_t> order;
+  std::size_t narrow_begin = 0;
+};
+
+// pairs[k], k in `which` (documents in memory), made ready for the GPUs on all cores.
+template <typename Limit>
+GpuWork gpu_work(const std::vector<Document>& docs, const Candidates& pairs, const std::vector<std::size_t>& which,
+                 const Limit& limit_of) {
+  GpuWork work;
+  work.slot.assign(docs.size(), kBeyond);
+  std::vector<std::uint32_t> named;
+  for (const std::size_t k : which)
+    for (const std::uint32_t d : {pairs[k].a, pairs[k].b})
+      if (work.slot[d] == kBeyond) {
+        work.slot[d] = static_cast<std::uint32_t>(named.size());
+        named.push_back(d);
+        work.offsets.push_back(work.offsets.back() + docs[d].length);
+      }
+  work.chars.reset(new char[std::max<std::uint64_t>(work.offsets.back(), 1)]);
+  tbb::parallel_for(std::size_t{0}, named.size(), [&](std::size_t i) {
+    std::memcpy(work.chars.get() + work.offsets[i], docs[named[i]].kept.data(), docs[named[i]].length);
+  });
+  struct Key {
+    bool narrow;
+    std::uint64_t bytes;
+    std::size_t k;
+  };
+  std::vector<Key> keys(which.size());
+  tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t u) {
+    const std::size_t k = which[u];
+    keys[u] = {*limit_of(pairs[k]) <= kGpuBandEdits, docs[pairs[k].a].length + docs[pairs[k].b].length, k};
+  });
+  tbb::parallel_sort(keys.begin(), keys.end(), [](const Key& p, const Key& q) {
+    return p.narrow != q.narrow ? q.narrow : p.bytes != q.bytes ? p.bytes > q.bytes : p.k < q.k;
+  });
+  work.order.resize(keys.size());
+  for (std::size_t u = 0; u < keys.size(); ++u) {
+    work.order[u] = keys[u].k;
+    if (!keys[u].narrow) work.narrow_begin = u + 1;
+  }
+  return work;
+}
+
+// Verifies the work's pairs on the GPUs, each GPU a share of the wide pairs and, at the
+// same time, a share of the rest: calls found(k, distance) for each pair within its limit
+// and open(list) with the wide pairs a GPU left open, as soon as it has (from the GPUs'
+// threads: both must be safe to call from any thread).
+template <typename Limit, typename Found, typename Open>
+void verify_on_gpus(const GpuWork& work, const Candidates& pairs, const Limit& limit_of, const std::vector<int>& gpus,
+                    double* device_ms, const Found& found, const Open& open) {
+  const std::size_t workers = gpus.size();
+  const bool wide = work.narrow_begin > 0;
+  std::vector<double> ms(wide ? 2 * workers : workers, 0);
+  run_parts(ms.size(), [&](std::size_t part) {
+    const bool is_wide = wide && part < workers;
+    const std::size_t w = part % workers;
+    std::vector<std::size_t> mine;
+    std::vector<TextPair> text_pairs;
+    for (std::size_t u = (is_wide ? 0 : work.narrow_begin) + w; u < (is_wide ? work.narrow_begin : work.order.size());
+         u += workers) {
+      const std::size_t k = work.order[u];
+      mine.push_back(k);
+      text_pairs.push_back({work.slot[pairs[k].a], work.slot[pairs[k].b], *limit_of(pairs[k])});
+    }
+    const std::vector<std::uint32_t> distances =
+        distances_within_gpu(work.chars.get(), work.offsets, text_pairs, gpus[w], &ms[part]);
+    std::vector<std::size_t> left;
+    for (std::size_t u = 0; u < mine.size(); ++u) {
+      if (distances[u] != kBeyond)
+        found(mine[u], distances[u]);
+      else if (*limit_of(pairs[mine[u]]) > kGpuBandEdits)
+        left.push_back(mine[u]);
+    }
+    if (!left.empty()) open(left);
+  });
+  *device_ms += *std::max_element(ms.begin(), ms.end());
+}
+
 }  // namespace
 
 std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const RateOptions& options,
@@ -238,8 +329,11 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
                                    static_cast<std::size_t>(cluster::size()));
   tbb::parallel_for(mine.begin, mine.end, [&](std::size_t i) {
     const auto bytes = readers.local().load(files[i]);
-    docs[i].signature = ctph::rate_signature(bytes, options.signature_length);
-    if (options.guaranteed_edits > 0) docs[i].by_length = ctph::length_signature(bytes, options.signature_length);
+    if (options.guaranteed_edits > 0)
+      std::tie(docs[i].signature, docs[i].by_length) =
+          ctph::rate_and_length_signatures(bytes, options.signature_length, options.signature_length);
+    else
+      docs[i].signature = ctph::rate_signature(bytes, options.signature_length);
     docs[i].length = bytes.size();
     if (kept_bytes.fetch_add(bytes.size()) + bytes.size() <= keep_budget)
       docs[i].kept.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -283,7 +377,7 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   Candidates pairs;
   for (const Candidates& part : found)
     for (const Candidate& c : part) pairs.push_back({std::min(c.a, c.b), std::max(c.a, c.b), c.full});
-  std::sort(pairs.begin(), pairs.end(), [](const Candidate& p, const Candidate& q) {
+  tbb::parallel_sort(pairs.begin(), pairs.end(), [](const Candidate& p, const Candidate& q) {
     return p.a != q.a ? p.a < q.a : p.b != q.b ? p.b < q.b : p.full > q.full;
   });
   pairs.erase(std::unique(pairs.begin(), pairs.end(), [](const Candidate& p, const Candidate& q) {
@@ -307,34 +401,74 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   s.candidate_seconds = seconds_since(start);
 
   start = Clock::now();
+  // The largest distance that matters for a pair: below the rate, and for the guarantee's
+  // pairs within its edits (none: the pair cannot pass).
+  const auto limit_of = [&](const Candidate& p) -> std::optional<std::uint32_t> {
+    const std::optional<std::uint32_t> limit = largest_distance_below(options.rate, docs[p.a].length + docs[p.b].length);
+    if (!limit || p.full) return limit;
+    return std::min(*limit, options.guaranteed_edits);
+  };
   struct Readers {
     FileBytes a, b;
     std::vector<RateMatch> found;
   };
   tbb::enumerable_thread_specific<Readers> verifiers;
+  const auto keep = [&](std::uint32_t i, std::uint32_t j, std::uint32_t d) {
+    const std::uint64_t total = docs[i].length + docs[j].length;
+    verifiers.local().found.push_back(RateMatch{std::min(i, j), std::max(i, j), d,
+                                                total == 0 ? 0.0 : static_cast<double>(d) / static_cast<double>(total)});
+  };
   const auto verify = [&](std::size_t k) {
     const std::uint32_t i = pairs[k].a, j = pairs[k].b;
-    Readers& r = verifiers.local();
-    const std::uint64_t total = docs[i].length + docs[j].length;
-    std::optional<std::uint32_t> limit = largest_distance_below(options.rate, total);
+    const std::optional<std::uint32_t> limit = limit_of(pairs[k]);
     if (!limit) return;
-    if (!pairs[k].full) limit = std::min(*limit, options.guaranteed_edits);
+    Readers& r = verifiers.local();
     const std::string_view ta = text_of(docs[i], files[i], r.a), tb = text_of(docs[j], files[j], r.b);
-    if (const auto d = edit_distance_within(ta, tb, *limit))
-      r.found.push_back(RateMatch{std::min(i, j), std::max(i, j), *d,
-                                  total == 0 ? 0.0 : static_cast<double>(*d) / static_cast<double>(total)});
+    if (const auto d = edit_distance_within(ta, tb, *limit)) keep(i, j, *d);
   };
+  // With GPUs, they verify the pairs of short documents in memory up to kGpuBandEdits
+  // while the cores take the rest; what the GPUs leave open comes back to the cores.
+  std::vector<char> on_gpu(pairs.size(), 0);
+  std::vector<std::size_t> gpu_pairs;
+  if (!gpus.empty())
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const Document &da = docs[pairs[k].a], &db = docs[pairs[k].b];
+      const bool in_memory = (da.length == 0 || !da.kept.empty()) && (db.length == 0 || !db.kept.empty());
+      // Long pairs stay on the cores, which take them from the start: one warp would take
+      // long over them (their bands are the widest), and the GPU's pairs meanwhile.
+      if (in_memory && da.length + db.length < kLongPair && limit_of(pairs[k])) {
+        on_gpu[k] = 1;
+        gpu_pairs.push_back(k);
+      }
+    }
+  // The GPUs' documents packed before the cores start on theirs (packing takes every core).
+  const GpuWork work = gpu_pairs.empty() ? GpuWork{} : gpu_work(docs, pairs, gpu_pairs, limit_of);
   // Long pairs one a task (a range of them run by one thread would serialise the longest),
   // beside the rest in ranges (whose rows share their first document).
   const auto long_count = static_cast<std::size_t>(long_end - pairs.begin());
   const auto verify_range = [&](const tbb::blocked_range<std::size_t>& range) {
-    for (std::size_t k = range.begin(); k != range.end(); ++k) verify(k);
+    for (std::size_t k = range.begin(); k != range.end(); ++k)
+      if (!on_gpu[k]) verify(k);
   };
   tbb::task_group group;
   group.run([&] {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, long_count, 1), verify_range, tbb::simple_partitioner());
   });
-  group.run_and_wait([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(long_count, pairs.size()), verify_range); });
+  group.run([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(long_count, pairs.size()), verify_range); });
+  if (!gpu_pairs.empty()) {
+    try {
+      verify_on_gpus(
+          work, pairs, limit_of, gpus, &s.device_ms,
+          [&](std::size_t k, std::uint32_t d) { keep(pairs[k].a, pairs[k].b, d); },
+          [&](const std::vector<std::size_t>& open) {
+            tbb::parallel_for(std::size_t{0}, open.size(), [&](std::size_t u) { verify(open[u]); });
+          });
+    } catch (...) {
+      group.wait();
+      throw;
+    }
+  }
+  group.wait();
   std::vector<RateMatch> all;
   for (auto& v : verifiers) all.insert(all.end(), v.found.begin(), v.found.end());
   if (cluster::size() > 1) {  // every rank's pairs on rank 0 (each once); the candidates of all ranks counted

@@ -14,5 +14,5 @@ list(APPEND SIMKIT_CUDA_SOURCES
 )
 set(SIMKIT_NO_CUDA_SOURCES ${SIMKIT_NO_CUDA_SOURCES} dedup/match_no_cuda.cpp)
 list(APPEND SIMKIT_CPU_SOURCES dedup/edit_distance_cpu.cpp)
-list(APPEND SIMKIT_CUDA_SOURCES dedup/cuda/edit_pairs.cu)
+list(APPEND SIMKIT_CUDA_SOURCES dedup/cuda/edit_pairs.cu dedup/cuda/verify_pairs.cu)
 set(SIMKIT_NO_CUDA_SOURCES ${SIMKIT_NO_CUDA_SOURCES} dedup/edit_pairs_no_cuda.cpp)

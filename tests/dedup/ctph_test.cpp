@@ -102,6 +102,35 @@ TEST(Ctph, SignaturesEqualLibfuzzyOnEdgeCases) {
   for (const Bytes& data : edge_cases(random)) ASSERT_EQ(ctph::hash(data), reference_hash(data)) << data.size() << " bytes";
 }
 
+// The edit-rate pipeline's two signatures from one pass equal each computed alone: text
+// of every size up to 300,000 bytes, and repetitive text whose rate level lies far from
+// its length's (the second pass).
+TEST(Ctph, RateAndLengthSignaturesTogetherEqualEachAlone) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int trial = 0; trial < (test::quick() ? 20 : 80); ++trial) {
+    const auto size = static_cast<std::size_t>(random.integer(0, trial % 4 == 0 ? 300000 : 20000));
+    std::vector<unsigned char> data(size);
+    const int kind = trial % 3;  // random bytes, text-like letters, one short phrase repeated
+    for (std::size_t k = 0; k < size; ++k)
+      data[k] = kind == 0   ? static_cast<unsigned char>(random.integer(0, 255))
+                : kind == 1 ? static_cast<unsigned char>('a' + random.integer(0, 25))
+                            : static_cast<unsigned char>("abcab"[k % 5]);
+    for (const std::size_t max_length : {std::size_t{100}, std::size_t{20}, std::size_t{320}})
+      for (const std::size_t target : {max_length, std::size_t{64}}) {
+        const auto [rate, by_length] = ctph::rate_and_length_signatures(data, max_length, target);
+        const ctph::RateSignature want_rate = ctph::rate_signature(data, max_length);
+        const ctph::RateSignature want_length = ctph::length_signature(data, target);
+        ASSERT_EQ(rate.block_size, want_rate.block_size) << size << " bytes, kind " << kind;
+        ASSERT_EQ(rate.text, want_rate.text);
+        ASSERT_EQ(rate.doubled, want_rate.doubled);
+        ASSERT_EQ(by_length.block_size, want_length.block_size);
+        ASSERT_EQ(by_length.text, want_length.text);
+        ASSERT_EQ(by_length.doubled, want_length.doubled);
+      }
+  }
+}
+
 TEST(Ctph, PiecewiseUpdatesGiveTheSameSignature) {
   test::Random random;
   Bytes data(250'000);

@@ -47,6 +47,37 @@ TEST(EditDistance, BitParallelAndLimitedEqualTheReference) {
     }
 }
 
+// The GPU verification's band, run on the CPU: for every width of 1..3 words (and 32) and
+// every limit around the distance, the distance when within both, else nothing; pairs
+// with common ends, lengths across word edges, distances on both sides of 63 and 127.
+TEST(EditDistance, DiagonalBandEqualsTheReference) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int letters : {2, 4, 64, 256})
+    for (int trial = 0; trial < (test::quick() ? 40 : 120); ++trial) {
+      std::string a = test::random_string(random, random.integer(0, 400), letters);
+      std::string b = trial % 3 == 0 ? test::random_string(random, random.integer(0, 400), letters)
+                                     : test::edited(random, a, random.integer(0, 150), letters);
+      if (trial % 5 == 1) {  // shared ends, trimmed before the band
+        const std::string ends = test::random_string(random, 50, letters);
+        a = ends + a + ends;
+        b = ends + b + ends;
+      }
+      const std::uint32_t want = dedup::edit_distance_reference(a, b);
+      for (int words : {1, 2, 3, trial % 4 == 0 ? 32 : 1})
+        for (std::uint32_t limit : {0u, want / 2, want == 0 ? 0u : want - 1, want, want + 1, 5000u}) {
+          const auto widest = static_cast<std::uint32_t>(64 * words - 1);
+          const auto got = dedup::distance_in_diagonal_band(trial % 2 == 0 ? a : b, trial % 2 == 0 ? b : a, limit, words);
+          if (want <= std::min(limit, widest)) {
+            ASSERT_TRUE(got.has_value()) << words << " words, limit " << limit << ", distance " << want;
+            ASSERT_EQ(*got, want) << words << " words, limit " << limit;
+          } else {
+            ASSERT_FALSE(got.has_value()) << words << " words, limit " << limit << ", distance " << want << " gave " << *got;
+          }
+        }
+    }
+}
+
 // Documents: thousands of characters, many 64-row blocks, and a band far narrower than them.
 TEST(EditDistance, LongDocuments) {
   test::Random random;

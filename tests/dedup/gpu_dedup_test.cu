@@ -136,6 +136,9 @@ TEST(GpuDedup, EditRateEachKernelEqualsTheCpu) {
     options.kernel = kernel;
     EXPECT_EQ(dedup::match_rates(files, options), want) << static_cast<int>(kernel);
   }
+  // Most documents beyond the memory budget: their pairs are verified on the cores.
+  options.memory_budget = 4096;
+  EXPECT_EQ(dedup::match_rates(files, options), want) << "documents read again";
 }
 
 }  // namespace

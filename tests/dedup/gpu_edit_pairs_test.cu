@@ -4,6 +4,10 @@
 // runs again), and enough rows for several batches.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "dedup/edit_distance.hpp"
 #include "edit_distance_fixture.hpp"
 #include "test_support.hpp"
@@ -34,6 +38,11 @@ TEST(GpuEditPairs, EachKernelEqualsTheCpu) {
         EXPECT_GE(ms, 0.0);
         EXPECT_EQ(dedup::edit_pairs_gpu(xs, ys, false, rule, kernel, 0), rectangle)
             << dedup::kernel_name(kernel) << ", " << letters << " letters, " << test::describe(rule);
+        // As found: the same pairs in the kernels' order.
+        auto as_found = dedup::edit_pairs_gpu(xs, ys, false, rule, kernel, 0, nullptr, dedup::PairOrder::as_found);
+        std::sort(as_found.begin(), as_found.end(),
+                  [](const dedup::EditPair& p, const dedup::EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+        EXPECT_EQ(as_found, rectangle) << dedup::kernel_name(kernel) << ", as found";
       }
     }
   }
@@ -51,6 +60,50 @@ TEST(GpuEditPairs, ManyBatchesAndAFullBuffer) {
   ASSERT_GT(want.size(), std::size_t{1} << 20);
   for (const auto kernel : kKernels)
     EXPECT_EQ(dedup::edit_pairs_gpu(xs, xs, true, dedup::PairRule{0.5}, kernel, 0), want) << dedup::kernel_name(kernel);
+}
+
+// The verification kernel against the reference DP: texts of 0 to 3,000 bytes over 2 to
+// 256 letters, unrelated and edited copies (distances across the band's widths of 1 to 32
+// words), shared ends, every limit around the distance and far above the widest band; in
+// one upload and in chunks of a few texts.
+TEST(GpuVerify, DistancesEqualTheReference) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<std::string> texts;
+  const int count = test::quick() ? 40 : 240;
+  for (int i = 0; i < count; ++i) {
+    const int letters = std::vector<int>{2, 4, 64, 256}[static_cast<std::size_t>(i % 4)];
+    if (i % 2 == 1) {
+      const std::string& earlier = texts[static_cast<std::size_t>(random.integer(0, i - 1))];
+      texts.push_back(test::edited(random, earlier, random.integer(0, i % 8 == 1 ? 1200 : 150), letters));
+    } else {
+      const std::string ends = i % 6 == 0 ? test::random_string(random, 80, letters) : std::string();
+      texts.push_back(ends + test::random_string(random, random.integer(0, test::quick() ? 600 : 2000), letters) + ends);
+    }
+  }
+  std::string chars;
+  std::vector<std::uint64_t> offsets{0};
+  for (const std::string& t : texts) {
+    chars += t;
+    offsets.push_back(chars.size());
+  }
+  std::vector<dedup::TextPair> pairs;
+  std::vector<std::uint32_t> want;
+  for (std::uint32_t i = 0; i < texts.size(); ++i) {
+    // Each text with the one before (often its edited source) and a random one.
+    for (const std::uint32_t j : {i == 0 ? 0u : i - 1, static_cast<std::uint32_t>(random.integer(0, count - 1))}) {
+      const std::uint32_t d = dedup::edit_distance_reference(texts[i], texts[j]);
+      for (const std::uint32_t limit : {0u, d / 2, d == 0 ? 0u : d - 1, d, d + 1, 100000u}) {
+        pairs.push_back({i, j, limit});
+        want.push_back(d <= std::min(limit, dedup::kGpuBandEdits) ? d : dedup::kBeyond);
+      }
+    }
+  }
+  double ms = -1;
+  EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, &ms), want);
+  EXPECT_GE(ms, 0.0);
+  EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, nullptr, 8000), want) << "in chunks";
 }
 
 }  // namespace

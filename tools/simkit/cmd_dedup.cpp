@@ -232,9 +232,12 @@ int run_dedup(DedupOptions& options) {
   // inputs are read; --device auto decides from the job's size once they are. Every rank
   // holds the same inputs, so every rank decides alike.
   const DeviceSpec::Kind kind = parse_device(options.common.device).kind;
-  // ssdeep mode readies each GPU (its context made, the matcher's kernels loaded).
+  // Each GPU readied (its context made, the job's kernels loaded).
   const std::function<void(int)> prepare = [ssdeep](int index) {
-    if (ssdeep) dedup::prepare_gpu(index);
+    if (ssdeep)
+      dedup::prepare_gpu(index);
+    else
+      dedup::prepare_rate_gpu(index);
   };
   DeviceStart device;
   if (kind == DeviceSpec::Kind::Cuda ||

@@ -8,12 +8,15 @@
 // consecutive y strings. Rows of xs run in batches of at most kBatchPairs pairs; pairs
 // that pass are appended through an atomic counter, and a batch that finds more than
 // the buffer holds runs again with a buffer of the size it counted. Each batch's pairs are
-// sorted on the host and appended in row order, so the whole list is sorted by (a, b).
+// sorted on the host (unless the caller takes them as found) and appended in row order, so
+// the whole list is sorted by (a, b).
 #include <cooperative_groups.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <vector>
 
 #include "core/cuda/check.hpp"
@@ -273,12 +276,12 @@ std::uint32_t batch_end(std::uint32_t begin, std::uint32_t nx, std::uint32_t ny,
 }
 
 // Pairs that pass, as the kernels leave them in `out` and the counter: the found
-// pairs of one batch, sorted by (a, b), run again with a larger buffer when they overflow it.
+// pairs of one batch, sorted by (a, b) when asked, run again with a larger buffer when they overflow it.
 class Collector {
  public:
   Collector() : out_(kInitialCapacity), count_(1), start_(cudaEventDefault), stop_(cudaEventDefault) {}
 
-  void run(Batch batch, const Launcher& launcher, std::vector<EditPair>& all) {
+  void run(Batch batch, const Launcher& launcher, PairOrder order, std::vector<EditPair>& all) {
     for (;;) {
       batch.out = out_.get();
       batch.capacity = out_.size();
@@ -292,23 +295,25 @@ class Collector {
       stream_.sync();
       device_ms_ += cuda::elapsed_ms(start_, stop_);
       if (found <= out_.size()) {
-        append(found, all);
+        append(found, order, all);
         return;
       }
       out_ = cuda::DeviceBuffer<EditPair>(found);
     }
   }
   double device_ms() const { return device_ms_; }
+  void clear_time() { device_ms_ = 0; }
 
  private:
-  void append(std::size_t found, std::vector<EditPair>& all) {
+  void append(std::size_t found, PairOrder order, std::vector<EditPair>& all) {
     const std::size_t old = all.size();
     all.resize(old + found);
     if (found > 0)
       SIMKIT_CUDA_CHECK(cudaMemcpyAsync(all.data() + old, out_.get(), found * sizeof(EditPair), cudaMemcpyDeviceToHost,
                                         stream_.get()));
     stream_.sync();
-    std::sort(all.begin() + static_cast<std::ptrdiff_t>(old), all.end(),
+    if (order == PairOrder::sorted)
+      std::sort(all.begin() + static_cast<std::ptrdiff_t>(old), all.end(),
               [](const EditPair& p, const EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
   }
 
@@ -319,10 +324,22 @@ class Collector {
   double device_ms_ = 0;
 };
 
+// The calling thread's collector for `device` (current), kept from call to call: the
+// edit-rate pipeline calls edit_pairs_gpu once a group of signatures, and making the
+// stream, events and output buffer anew each time cost more than the kernels.
+// (thread_local objects go before the CUDA runtime's teardown at exit.)
+Collector& collector_on(int device) {
+  thread_local std::map<int, std::unique_ptr<Collector>> collectors;
+  std::unique_ptr<Collector>& collector = collectors[device];
+  if (!collector) collector = std::make_unique<Collector>();
+  collector->clear_time();
+  return *collector;
+}
+
 }  // namespace
 
 std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule,
-                                     EditKernel kernel, int device, double* device_ms) {
+                                     EditKernel kernel, int device, double* device_ms, PairOrder order) {
   detail::check_pair_strings(xs);
   detail::check_pair_strings(ys);
   if (device_ms != nullptr) *device_ms = 0;
@@ -335,13 +352,13 @@ std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, b
   const DeviceStrings y_strings = &xs == &ys ? DeviceStrings{} : upload(ys);
   const Strings y_view = &xs == &ys ? x_strings.view() : y_strings.view();
   const Launcher launcher(kernel, longest(xs));
-  Collector collector;
+  Collector& collector = collector_on(device);
   for (std::uint32_t begin = 0; begin < nx;) {
     const std::uint32_t end = batch_end(begin, nx, ny, triangle);
     const std::uint64_t widest = pairs_in_row(begin, ny, triangle);  // the first row has the most pairs
     const auto tiles_per_row = static_cast<std::uint32_t>((widest + kTileYs - 1) / kTileYs);
     if (tiles_per_row > 0)
-      collector.run(Batch{x_strings.view(), y_view, ny, begin, end - begin, tiles_per_row, triangle, rule}, launcher, all);
+      collector.run(Batch{x_strings.view(), y_view, ny, begin, end - begin, tiles_per_row, triangle, rule}, launcher, order, all);
     begin = end;
   }
   if (device_ms != nullptr) *device_ms = collector.device_ms();
