@@ -15,7 +15,6 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
-#include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
 #include "dedup/compatible.hpp"
@@ -222,17 +221,13 @@ struct GpuWork {
   std::unique_ptr<char[]> chars;
   std::vector<std::uint64_t> offsets{0};
   std::vector<std::uint32_t> slot;  // a document's text, kBeyond for none
-  // Pair indices: those whose limits reach beyond one band (kGpuBandEdits), then the
-  // rest; each part longest first (a long pair taken last would keep one warp busy
-  // while the rest idle).
+  // Pair indices, longest first (a long pair taken last would keep one warp busy while
+  // the rest idle).
   std::vector<std::size_t> order;
-  std::size_t narrow_begin = 0;
 };
 
 // pairs[k], k in `which` (documents in memory), made ready for the GPUs on all cores.
-template <typename Limit>
-GpuWork gpu_work(const std::vector<Document>& docs, const Candidates& pairs, const std::vector<std::size_t>& which,
-                 const Limit& limit_of) {
+GpuWork gpu_work(const std::vector<Document>& docs, const Candidates& pairs, const std::vector<std::size_t>& which) {
   GpuWork work;
   work.slot.assign(docs.size(), kBeyond);
   std::vector<std::uint32_t> named;
@@ -247,58 +242,38 @@ GpuWork gpu_work(const std::vector<Document>& docs, const Candidates& pairs, con
   tbb::parallel_for(std::size_t{0}, named.size(), [&](std::size_t i) {
     std::memcpy(work.chars.get() + work.offsets[i], docs[named[i]].kept.data(), docs[named[i]].length);
   });
-  struct Key {
-    bool narrow;
-    std::uint64_t bytes;
-    std::size_t k;
-  };
-  std::vector<Key> keys(which.size());
+  std::vector<std::pair<std::uint64_t, std::size_t>> keys(which.size());  // (bytes, pair)
   tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t u) {
-    const std::size_t k = which[u];
-    keys[u] = {*limit_of(pairs[k]) <= kGpuBandEdits, docs[pairs[k].a].length + docs[pairs[k].b].length, k};
+    keys[u] = {docs[pairs[which[u]].a].length + docs[pairs[which[u]].b].length, which[u]};
   });
-  tbb::parallel_sort(keys.begin(), keys.end(), [](const Key& p, const Key& q) {
-    return p.narrow != q.narrow ? q.narrow : p.bytes != q.bytes ? p.bytes > q.bytes : p.k < q.k;
+  tbb::parallel_sort(keys.begin(), keys.end(), [](const auto& p, const auto& q) {
+    return p.first != q.first ? p.first > q.first : p.second < q.second;
   });
   work.order.resize(keys.size());
-  for (std::size_t u = 0; u < keys.size(); ++u) {
-    work.order[u] = keys[u].k;
-    if (!keys[u].narrow) work.narrow_begin = u + 1;
-  }
+  for (std::size_t u = 0; u < keys.size(); ++u) work.order[u] = keys[u].second;
   return work;
 }
 
-// Verifies the work's pairs on the GPUs, each GPU a share of the wide pairs and, at the
-// same time, a share of the rest: calls found(k, distance) for each pair within its limit
-// and open(list) with the wide pairs a GPU left open, as soon as it has (from the GPUs'
-// threads: both must be safe to call from any thread).
-template <typename Limit, typename Found, typename Open>
+// Verifies the work's pairs on the GPUs, shared out round robin: calls found(k, distance)
+// for each pair within its limit (from the GPUs' threads: it must be safe to call from
+// any thread).
+template <typename Limit, typename Found>
 void verify_on_gpus(const GpuWork& work, const Candidates& pairs, const Limit& limit_of, const std::vector<int>& gpus,
-                    double* device_ms, const Found& found, const Open& open) {
+                    double* device_ms, const Found& found) {
   const std::size_t workers = gpus.size();
-  const bool wide = work.narrow_begin > 0;
-  std::vector<double> ms(wide ? 2 * workers : workers, 0);
-  run_parts(ms.size(), [&](std::size_t part) {
-    const bool is_wide = wide && part < workers;
-    const std::size_t w = part % workers;
+  std::vector<double> ms(workers, 0);
+  run_parts(workers, [&](std::size_t w) {
     std::vector<std::size_t> mine;
     std::vector<TextPair> text_pairs;
-    for (std::size_t u = (is_wide ? 0 : work.narrow_begin) + w; u < (is_wide ? work.narrow_begin : work.order.size());
-         u += workers) {
+    for (std::size_t u = w; u < work.order.size(); u += workers) {
       const std::size_t k = work.order[u];
       mine.push_back(k);
       text_pairs.push_back({work.slot[pairs[k].a], work.slot[pairs[k].b], *limit_of(pairs[k])});
     }
     const std::vector<std::uint32_t> distances =
-        distances_within_gpu(work.chars.get(), work.offsets, text_pairs, gpus[w], &ms[part]);
-    std::vector<std::size_t> left;
-    for (std::size_t u = 0; u < mine.size(); ++u) {
-      if (distances[u] != kBeyond)
-        found(mine[u], distances[u]);
-      else if (*limit_of(pairs[mine[u]]) > kGpuBandEdits)
-        left.push_back(mine[u]);
-    }
-    if (!left.empty()) open(left);
+        distances_within_gpu(work.chars.get(), work.offsets, text_pairs, gpus[w], &ms[w]);
+    for (std::size_t u = 0; u < mine.size(); ++u)
+      if (distances[u] != kBeyond) found(mine[u], distances[u]);
   });
   *device_ms += *std::max_element(ms.begin(), ms.end());
 }
@@ -426,23 +401,23 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
     const std::string_view ta = text_of(docs[i], files[i], r.a), tb = text_of(docs[j], files[j], r.b);
     if (const auto d = edit_distance_within(ta, tb, *limit)) keep(i, j, *d);
   };
-  // With GPUs, they verify the pairs of short documents in memory up to kGpuBandEdits
-  // while the cores take the rest; what the GPUs leave open comes back to the cores.
+  // With GPUs, they verify the pairs of short documents in memory whose limits one band
+  // holds (kGpuBandEdits) while the cores take the rest from the start: long pairs would
+  // keep one warp busy long, and a wider limit may need more than a band.
   std::vector<char> on_gpu(pairs.size(), 0);
   std::vector<std::size_t> gpu_pairs;
   if (!gpus.empty())
     for (std::size_t k = 0; k < pairs.size(); ++k) {
       const Document &da = docs[pairs[k].a], &db = docs[pairs[k].b];
       const bool in_memory = (da.length == 0 || !da.kept.empty()) && (db.length == 0 || !db.kept.empty());
-      // Long pairs stay on the cores, which take them from the start: one warp would take
-      // long over them (their bands are the widest), and the GPU's pairs meanwhile.
-      if (in_memory && da.length + db.length < kLongPair && limit_of(pairs[k])) {
+      const std::optional<std::uint32_t> limit = limit_of(pairs[k]);
+      if (in_memory && da.length + db.length < kLongPair && limit && *limit <= kGpuBandEdits) {
         on_gpu[k] = 1;
         gpu_pairs.push_back(k);
       }
     }
   // The GPUs' documents packed before the cores start on theirs (packing takes every core).
-  const GpuWork work = gpu_pairs.empty() ? GpuWork{} : gpu_work(docs, pairs, gpu_pairs, limit_of);
+  const GpuWork work = gpu_pairs.empty() ? GpuWork{} : gpu_work(docs, pairs, gpu_pairs);
   // Long pairs one a task (a range of them run by one thread would serialise the longest),
   // beside the rest in ranges (whose rows share their first document).
   const auto long_count = static_cast<std::size_t>(long_end - pairs.begin());
@@ -457,12 +432,8 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   group.run([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(long_count, pairs.size()), verify_range); });
   if (!gpu_pairs.empty()) {
     try {
-      verify_on_gpus(
-          work, pairs, limit_of, gpus, &s.device_ms,
-          [&](std::size_t k, std::uint32_t d) { keep(pairs[k].a, pairs[k].b, d); },
-          [&](const std::vector<std::size_t>& open) {
-            tbb::parallel_for(std::size_t{0}, open.size(), [&](std::size_t u) { verify(open[u]); });
-          });
+      verify_on_gpus(work, pairs, limit_of, gpus, &s.device_ms,
+                     [&](std::size_t k, std::uint32_t d) { keep(pairs[k].a, pairs[k].b, d); });
     } catch (...) {
       group.wait();
       throw;

@@ -165,6 +165,10 @@ __global__ void __launch_bounds__(kThreads) verify_kernel(Job job) {
   }
 }
 
+// Texts from this size go through pinned buffers (cuda::StagedCopy); below it, making
+// those buffers costs more than the driver's own staging.
+constexpr std::size_t kStagedBytes = std::size_t{64} << 20;
+
 // The most bytes of texts on the device at once, unless the caller says.
 std::size_t automatic_budget() {
   std::size_t free = 0, total = 0;
@@ -221,8 +225,12 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
   const auto run = [&](const char* host_chars, std::size_t bytes, const std::vector<std::uint64_t>& host_offsets,
                        const TextPair* host_pairs, std::size_t count, std::uint32_t* host_out) {
     cuda::DeviceBuffer<char> d_chars(std::max<std::size_t>(bytes, 1));
-    cuda::StagedCopy copier;
-    copier.copy(d_chars.get(), host_chars, bytes, stream.get());
+    if (bytes >= kStagedBytes) {
+      cuda::StagedCopy copier;
+      copier.copy(d_chars.get(), host_chars, bytes, stream.get());
+    } else if (bytes > 0) {
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_chars.get(), host_chars, bytes, cudaMemcpyHostToDevice, stream.get()));
+    }
     const auto d_offsets = cuda::to_device(host_offsets.data(), host_offsets.size());
     const auto d_pairs = cuda::to_device(host_pairs, count);
     cuda::DeviceBuffer<std::uint32_t> d_out(count);
