@@ -27,8 +27,8 @@ std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::strin
 
 // The same distance computed as the GPU's verification does (distances_within_gpu): in a
 // diagonal band of 64 x `words` cells (1..32), after the common prefix and suffix: the
-// distance when at most min(limit, 64 x words - 1), else nothing. Here so that the
-// tests check the GPU's algorithm on any machine.
+// distance when at most min(limit, 64 x words - 1), else nothing; words outside 1..32:
+// UsageError. Here so that the tests check the GPU's algorithm on any machine.
 std::optional<std::uint32_t> distance_in_diagonal_band(std::string_view a, std::string_view b, std::uint32_t limit,
                                                        int words);
 

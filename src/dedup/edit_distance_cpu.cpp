@@ -257,6 +257,7 @@ std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::strin
 std::optional<std::uint32_t> distance_in_diagonal_band(std::string_view a, std::string_view b, std::uint32_t limit,
                                                        int words) {
   // Word for word what the GPU kernel's lanes do (dedup/cuda/verify_pairs.cu), one word a lane.
+  if (words < 1 || words > 32) throw UsageError(fmt::format("a diagonal band holds 1..32 words, not {}", words));
   trim_common(a, b);
   const auto [pattern, text] = shorter_first(a, b);
   const auto m = static_cast<std::int64_t>(pattern.size()), n = static_cast<std::int64_t>(text.size());

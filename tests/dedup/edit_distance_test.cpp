@@ -51,6 +51,8 @@ TEST(EditDistance, BitParallelAndLimitedEqualTheReference) {
 // every limit around the distance, the distance when within both, else nothing; pairs
 // with common ends, lengths across word edges, distances on both sides of 63 and 127.
 TEST(EditDistance, DiagonalBandEqualsTheReference) {
+  EXPECT_THROW(dedup::distance_in_diagonal_band("a", "b", 1, 0), UsageError);
+  EXPECT_THROW(dedup::distance_in_diagonal_band("a", "b", 1, 33), UsageError);
   test::Random random;
   SCOPED_TRACE(random.seed());
   for (int letters : {2, 4, 64, 256})

@@ -231,8 +231,13 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
     } else if (bytes > 0) {
       SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_chars.get(), host_chars, bytes, cudaMemcpyHostToDevice, stream.get()));
     }
-    const auto d_offsets = cuda::to_device(host_offsets.data(), host_offsets.size());
-    const auto d_pairs = cuda::to_device(host_pairs, count);
+    // On the kernel's stream, so that the kernel follows the copies.
+    cuda::DeviceBuffer<std::uint64_t> d_offsets(host_offsets.size());
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_offsets.get(), host_offsets.data(), host_offsets.size() * sizeof(std::uint64_t),
+                                      cudaMemcpyHostToDevice, stream.get()));
+    cuda::DeviceBuffer<TextPair> d_pairs(count);
+    SIMKIT_CUDA_CHECK(
+        cudaMemcpyAsync(d_pairs.get(), host_pairs, count * sizeof(TextPair), cudaMemcpyHostToDevice, stream.get()));
     cuda::DeviceBuffer<std::uint32_t> d_out(count);
     SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, sizeof(unsigned), stream.get()));
     int per_sm = 0;
