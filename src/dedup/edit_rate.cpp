@@ -46,10 +46,12 @@ struct Document {
   ctph::RateSignature by_length;  // at the block size of its length (ctph::length_signature)
   std::uint64_t length = 0;
   std::string kept;  // the bytes, when they fit the budget
+  std::string_view packed;  // the bytes once moved into the GPUs' texts (GpuWork)
 };
 
-// A document's bytes: kept ones, or read again through `reader`.
+// A document's bytes: packed for the GPUs, kept, or read again through `reader`.
 std::string_view text_of(const Document& doc, const std::string& file, FileBytes& reader) {
+  if (!doc.packed.empty()) return doc.packed;
   if (doc.length == 0 || !doc.kept.empty()) return doc.kept;
   const auto bytes = reader.load(file);
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
@@ -226,8 +228,10 @@ struct GpuWork {
   std::vector<std::size_t> order;
 };
 
-// pairs[k], k in `which` (documents in memory), made ready for the GPUs on all cores.
-GpuWork gpu_work(const std::vector<Document>& docs, const Candidates& pairs, const std::vector<std::size_t>& which) {
+// pairs[k], k in `which` (documents in memory), made ready for the GPUs on all cores. The
+// documents' bytes move into the work's texts (Document::packed), so that memory holds
+// them once, within the budget.
+GpuWork gpu_work(std::vector<Document>& docs, const Candidates& pairs, const std::vector<std::size_t>& which) {
   GpuWork work;
   work.slot.assign(docs.size(), kBeyond);
   std::vector<std::uint32_t> named;
@@ -240,7 +244,11 @@ GpuWork gpu_work(const std::vector<Document>& docs, const Candidates& pairs, con
       }
   work.chars.reset(new char[std::max<std::uint64_t>(work.offsets.back(), 1)]);
   tbb::parallel_for(std::size_t{0}, named.size(), [&](std::size_t i) {
-    std::memcpy(work.chars.get() + work.offsets[i], docs[named[i]].kept.data(), docs[named[i]].length);
+    Document& doc = docs[named[i]];
+    char* at = work.chars.get() + work.offsets[i];
+    std::memcpy(at, doc.kept.data(), doc.length);
+    doc.packed = std::string_view(at, doc.length);
+    std::string().swap(doc.kept);
   });
   std::vector<std::pair<std::uint64_t, std::size_t>> keys(which.size());  // (bytes, pair)
   tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t u) {
