@@ -6,6 +6,7 @@
 #   bash bench/auto_device.sh OUT
 # Writes OUT/auto_device.tsv: job, size, unit, cpu s, cuda s, auto s, the device auto took.
 # AUTO_JOBS narrows the jobs (default "edit-rate ssdeep embed neighbors postings lvq disco";
+# cca runs when named;
 # postings needs the Brown Corpus staged in .gpu/postings.tar.xz, lvq Fashion-MNIST in
 # .gpu/fashion-mnist).
 set -euo pipefail
@@ -134,6 +135,24 @@ if [[ $jobs == *" disco "* ]]; then
   for n in ${AUTO_DISCO_SIZES:-1000 2000 4000 8000}; do
     "$stage/bin/simkit_bench_disco" --sizes "$n" --features 10000 --write-model "$data/d$n.skd" > /dev/null 2>&1
     row disco-all "$n" words disco similar --all --model "$data/d$n.skd" --features 10000 --k 10
+  done
+fi
+# cca, exact at every tuple: two streams of p and q columns (NumPy, a fixed seed, 8 shared
+# factors), TUPLES rows, window N; AUTO_CCA_SHAPES lists p:q:n:tuples.
+if [[ $jobs == *" cca "* ]]; then
+  for shape in ${AUTO_CCA_SHAPES:-4:4:128:1000 16:16:256:2000 64:64:512:2000 128:256:1024:3000 256:512:2048:3000}; do
+    IFS=: read -r p q n t <<< "$shape"
+    python3 - "$data/cca$shape.tsv" "$p" "$q" "$t" << 'EOF2'
+import sys
+import numpy as np
+p, q, t = (int(v) for v in sys.argv[2:5])
+rng = np.random.default_rng(20261126)
+z = rng.standard_normal((t, 8))
+x = z @ rng.standard_normal((8, p)) + rng.standard_normal((t, p))
+y = z @ rng.standard_normal((8, q)) + rng.standard_normal((t, q))
+np.savetxt(sys.argv[1], np.hstack([x, y]), fmt="%.6g", delimiter="\t")
+EOF2
+    row cca "$shape" "p:q:n:tuples" cca --input "$data/cca$shape.tsv" --x "0-$((p - 1))" --y "$p-$((p + q - 1))" -n "$n" -k 2
   done
 fi
 echo "auto_device: $table"
