@@ -217,7 +217,6 @@ void share_signatures(std::vector<Document>& docs, RowRange mine) {
   }
 }
 
-
 // The pairs the GPUs verify, and their documents end to end.
 struct GpuWork {
   std::unique_ptr<char[]> chars;
