@@ -151,6 +151,53 @@ TEST(CcaCli, StreamsVectorsAndSkip) {
   EXPECT_NE(skip.err.find("skipped (--skip 0.2)"), std::string::npos) << skip.err;
 }
 
+// --device auto takes the GPU only where its start is repaid (docs/gpu.md): the digit
+// halves (32 + 32 columns, (64)^3 x ~1,500 reports) stay on the CPU, 160 + 160 columns
+// with enough reports go to the GPU, and the answers agree. (Without a GPU, auto is the
+// CPU for all.)
+TEST(CcaCli, AutoDeviceKeepsSmallJobsOnTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  const auto device_of = [](const test::RunResult& r) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.err.find(" on cpu") != std::string::npos ? "cpu" : "gpu";
+  };
+  DigitFiles f;
+  const std::vector<std::string> small{"cca", "--input", f.xy, "--x", "0-31", "--y", "32-63", "--window", "300",
+                                       "--ridge", "0.01", "--timings", "--device", "auto"};
+  EXPECT_STREQ(device_of(test::run_simkit(small)), "cpu");
+
+  // 160 + 160 columns of noise with 4 shared factors, window 400: 320^3 x 917 reports
+  // just past the rule's 3e10.
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::string text;
+  const std::size_t tuples = 400 + 917 - 1;
+  for (std::size_t t = 0; t < tuples; ++t) {
+    float shared[4];
+    for (float& z : shared) z = random.uniform();
+    for (int c = 0; c < 320; ++c)
+      text += fmt::format("{}{:.5f}", c == 0 ? "" : "\t", shared[c % 4] + 0.5f * random.uniform());
+    text += '\n';
+  }
+  const std::string large_file = (f.dir / "large.tsv").string();
+  test::write_file(large_file, text);
+  std::vector<std::string> large{"cca", "--input", large_file, "--x", "0-159", "--y", "160-319", "--window", "400",
+                                 "--every", "100", "-k", "2", "--timings", "--device", "auto"};
+  EXPECT_STREQ(device_of(test::run_simkit(large)), "cpu") << "every 100th tuple: 10 reports";
+  large[10] = "1";
+  const auto on_gpu = test::run_simkit(large);
+  EXPECT_STREQ(device_of(on_gpu), "gpu");
+  large.back() = "cpu";
+  const auto on_cpu = test::run_simkit(large);
+  ASSERT_EQ(on_cpu.exit_code, 0) << on_cpu.err;
+  const auto gpu_lines = test::lines_of(on_gpu.out), cpu_lines = test::lines_of(on_cpu.out);
+  ASSERT_EQ(gpu_lines.size(), 917u);
+  ASSERT_EQ(cpu_lines.size(), gpu_lines.size());
+  for (const std::size_t i : {std::size_t{0}, std::size_t{458}, std::size_t{916}})
+    for (std::size_t k = 1; k <= 2; ++k)
+      EXPECT_NEAR(std::stod(fields_of(gpu_lines[i])[k]), std::stod(fields_of(cpu_lines[i])[k]), 1e-6) << "report " << i;
+}
+
 TEST(CcaCli, UsageErrors) {
   DigitFiles f;
   test::expect_refused({"cca", "--x-file", f.x, "--window", "10", "-o", (f.dir / "o").string()}, "--y-file",

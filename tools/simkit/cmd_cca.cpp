@@ -1,8 +1,13 @@
 // simkit cca: canonical correlations of two streams (or of every pair of many streams)
 // over a sliding window, a row per reported step, as the tuples arrive.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -102,8 +107,50 @@ void write_json(fmt::memory_buffer& text, const cca::Report& report, const cca::
   fmt::format_to(std::back_inserter(text), "{}\n", line.dump());
 }
 
+// --device auto takes the GPU when the exact solves' work, (p + q)^3 a report summed over
+// the stream pairs, reaches kCcaGpuWork: below it the CPU ends first, the GPU's start (0.4
+// to 0.5 s) counted (bench/results/auto_device.md, cca). Tuples that arrive live, or whose
+// count a file does not show, keep the GPU.
+constexpr double kCcaGpuWork = 3e10;
+
+// The tuples in `path` (`columns` values each), counted up to `enough`, for that rule: a
+// .sks stream's from its size (4 bytes a value), text's by its lines; nothing for
+// standard input or what is not a regular file.
+std::optional<std::uint64_t> tuples_in(const std::string& path, std::size_t columns, std::uint64_t enough) {
+  std::error_code error;
+  if (path == "-" || !std::filesystem::is_regular_file(path, error) || columns == 0) return std::nullopt;
+  const MappedFile file = MappedFile::open(path);
+  if (file.size() > 0 && file.data()[0] == 'S') return file.size() / (4 * columns);
+  std::uint64_t lines = 0;
+  for (const char* at = file.data(); lines < enough;) {
+    at = static_cast<const char*>(std::memchr(at, '\n', static_cast<std::size_t>(file.data() + file.size() - at)));
+    if (at == nullptr) break;
+    ++at;
+    ++lines;
+  }
+  return lines + (file.size() > 0 && file.data()[file.size() - 1] != '\n' ? 1 : 0);
+}
+
+// Whether the solves' work reaches kCcaGpuWork: (d_a + d_b)^3 for each pair of streams
+// tracked, times the reports of the tuples of `path` (counted only as far as the rule
+// needs; true when they cannot be counted).
+bool cca_gpu_pays_off(const cca::Layout& layout, const cca::Options& c, const std::string& path, std::size_t columns) {
+  double per_report = 0;
+  for (std::size_t a = 0; a < layout.dims.size(); ++a)
+    for (std::size_t b = a + 1; b < layout.dims.size(); ++b)
+      per_report += std::pow(static_cast<double>(layout.dims[a] + layout.dims[b]), 3);
+  const std::size_t every = std::max<std::size_t>(c.every, 1);
+  const double reports = std::ceil(kCcaGpuWork / std::max(per_report, 1.0));
+  const double enough = static_cast<double>(c.window) + (reports - 1) * static_cast<double>(every);
+  const std::optional<std::uint64_t> tuples =
+      tuples_in(path, columns, enough >= 1e18 ? std::uint64_t{1} << 60 : static_cast<std::uint64_t>(enough));
+  if (!tuples) return true;
+  if (*tuples < c.window) return false;
+  return per_report * static_cast<double>((*tuples - c.window) / every + 1) >= kCcaGpuWork;
+}
+
 int run_cca(CcaOptions& options) {
-  const Context context = make_context(options.common);
+  Context context = make_context(options.common, false);  // the device: once the input's size is known
   const bool two_files = !options.x_file.empty() || !options.y_file.empty();
   const bool one_file = !options.input.empty();
   const bool many = !options.streams.empty();
@@ -158,13 +205,19 @@ int run_cca(CcaOptions& options) {
     if (layout.dims[0] == 0) throw InputError(Location{name}, "no tuples");
   }
   bool live = cluster::root() && reader->live();
-  if (shared_tuples) {  // the streams' widths and whether they arrive live, from rank 0
-    std::vector<std::size_t> head = {live ? 1u : 0u};
+  // Whether the GPU pays off under --device auto (rank 0 counts the tuples).
+  bool gpu_pays_off = true;
+  if (cluster::root() && parse_device(options.common.device).kind == DeviceSpec::Kind::Auto && !live)
+    gpu_pays_off = cca_gpu_pays_off(layout, options.cca, name, one_file ? reader->columns() : layout.dims.front());
+  if (shared_tuples) {  // the streams' widths, whether they arrive live and the device rule, from rank 0
+    std::vector<std::size_t> head = {live ? 1u : 0u, gpu_pays_off ? 1u : 0u};
     head.insert(head.end(), layout.dims.begin(), layout.dims.end());
     head = cluster::broadcast_values(std::move(head));
     live = head[0] != 0;
-    layout.dims.assign(head.begin() + 1, head.end());
+    gpu_pays_off = head[1] != 0;
+    layout.dims.assign(head.begin() + 2, head.end());
   }
+  if (options.convert.empty()) context.device = device_for_job(options.common, gpu_pays_off);
   const std::size_t width = cluster::root() ? reader->columns() : layout.total();
 
   OutputFile out(options.convert.empty() ? options.output : options.convert, cluster::root());
