@@ -572,18 +572,19 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     model.words.push_back(kept[i].first);
     model.counts.push_back(kept[i].second);
   }
-  // PPMI: ln of sum_c #(c)^alpha, and alpha ln #(c) for each context.
-  std::vector<double> context_term;
+  // PPMI: #(c)^alpha for each context and their sum; exact integers when alpha is 1, so
+  // that a PMI that is 0 in exact arithmetic comes out 0, not an ulp either side of the
+  // cut (one log of the whole ratio below, not a sum of four logs).
+  std::vector<double> context_power;
   double smoothed_total = 0;
+  const double log_shift = std::log(options.ppmi.shift);
   if (ppmi) {
-    context_term.resize(kept.size());
-    double sum = 0;
+    context_power.resize(kept.size());
     for (std::size_t c = 0; c < kept.size(); ++c) {
       const double count = static_cast<double>(column[c].load());
-      context_term[c] = count > 0 ? options.ppmi.alpha * std::log(count) : 0;
-      sum += count > 0 ? std::exp(context_term[c]) : 0;
+      context_power[c] = options.ppmi.alpha == 1 ? count : std::pow(count, options.ppmi.alpha);
+      smoothed_total += context_power[c];
     }
-    smoothed_total = std::log(sum) - std::log(options.ppmi.shift);
   }
   struct Rows {  // the rows of words [first, end): features, scores, each row's size
     std::vector<std::uint32_t> features;
@@ -613,10 +614,11 @@ Model build(const std::vector<std::string>& files, const BuildOptions& options, 
     const auto finish_ppmi = [&] {  // one key a context, its distances folded and weighted
       std::uint64_t row_sum = 0;
       for (const auto& [key, c] : run) row_sum += c;
-      const double row_term = std::log(static_cast<double>(row_sum));
       for (const auto& [key, c] : run) {
         const auto context = static_cast<std::uint32_t>(key / relations);
-        const double pmi = std::log(static_cast<double>(c)) + smoothed_total - row_term - context_term[context];
+        const double pmi = std::log(static_cast<double>(c) * smoothed_total /
+                                    (static_cast<double>(row_sum) * context_power[context])) -
+                           log_shift;
         if (pmi > 0) {
           out.features.push_back(context);
           out.mi.push_back(static_cast<float>(pmi));
