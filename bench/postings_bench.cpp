@@ -9,7 +9,9 @@
 // (median of --reps), and svs one query at a time on one core (the serial baseline).
 // GPU (a CUDA build with a GPU): the resident index, each kernel, explicit and managed
 // memory (CUDA events, medians after a warm-up), and the seed's way, one query at a time
-// with its lists copied for it. JSON to --json.
+// with its lists copied for it. Each side keeps its output storage between repetitions
+// (simkit's Results, the peer's answer vectors), as a server answering batch after batch
+// would. --algorithms narrows the CPU algorithms. JSON to --json.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -98,20 +100,18 @@ nlohmann::json shape_of(const postings::Index& index, const postings::Queries& q
 }
 
 nlohmann::json run_cpu(const postings::Index& index, const postings::Queries& queries, int reps,
-                       const postings::Results& want) {
+                       const postings::Results& want, const std::vector<postings::Algorithm>& algorithms) {
   nlohmann::json out = nlohmann::json::object();
-  for (const auto a : {postings::Algorithm::svs, postings::Algorithm::adaptive, postings::Algorithm::hash,
-                       postings::Algorithm::galloping, postings::Algorithm::simd, postings::Algorithm::bitmap,
-                       postings::Algorithm::automatic}) {
+  for (const auto a : algorithms) {
     postings::Results got;
-    const double s = wall_median(reps, true, [&] { got = postings::intersect_cpu(index, queries, a); });
+    const double s = wall_median(reps, true, [&] { postings::intersect_cpu(index, queries, a, got); });
     const bool equal = same(got, want);
     out[postings::algorithm_name(a)] = {{"s", s}, {"queries_per_s", queries.size() / s}, {"equal", equal}};
     fmt::print(stderr, "bench: CPU {:9s} {:8.2f} ms  {:10.0f} queries/s  equal {}\n", postings::algorithm_name(a),
                s * 1e3, queries.size() / s, equal);
   }
   // The serial baseline: svs, one query after another on one core.
-  {
+  if (std::find(algorithms.begin(), algorithms.end(), postings::Algorithm::svs) != algorithms.end()) {
     const ThreadLimit one(1);
     postings::Results got;
     const double s = wall_median(std::max(1, reps / 2), false,
@@ -183,7 +183,7 @@ nlohmann::json run_gpu(const postings::Index& index, const postings::Queries& qu
       for (int r = 0; r < reps; ++r) {
         double m = 0;
         const double start = now_s();
-        got = gpu.intersect(queries, false, &m);
+        gpu.intersect(queries, got, false, &m);
         wall.push_back(now_s() - start);
         ms.push_back(m);
         equal = equal && same(got, want);
@@ -236,6 +236,8 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--reps", reps, "timed runs (medians)")->capture_default_str();
   app.add_option("--json", json_path, "write the results here");
+  std::vector<std::string> algorithm_names = {"svs", "adaptive", "hash", "galloping", "simd", "bitmap", "auto"};
+  app.add_option("--algorithms", algorithm_names, "the CPU algorithms to time")->delimiter(',')->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   postings::Index index;
@@ -261,7 +263,9 @@ int main(int argc, char** argv) {
   std::uint64_t found = 0;
   for (const auto c : want.counts) found += c;
   report["found"] = found;
-  report["cpu"] = run_cpu(index, queries, reps, want);
+  std::vector<postings::Algorithm> algorithms;
+  for (const std::string& name : algorithm_names) algorithms.push_back(postings::parse_algorithm(name));
+  report["cpu"] = run_cpu(index, queries, reps, want, algorithms);
   report["peer_croaring"] = run_roaring_peer(index, queries, reps, want);
   const Device d = resolve_device(parse_device(device));
   if (d.cuda) {

@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     postings::write_index(index, file.path);
     const postings::Index back = postings::read_index(file.path);
     if (back.ids != index.ids || back.offsets != index.offsets || back.vocabulary != index.vocabulary ||
-        back.documents != index.documents)
+        back.documents != index.documents || back.bitmap_terms != index.bitmap_terms ||
+        back.bitmap_words != index.bitmap_words)
       std::abort();
     for (std::size_t t = 0; t < index.vocabulary.size(); ++t)
       if (index.find(index.vocabulary[t]) != static_cast<std::int64_t>(t)) std::abort();

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace simkit {
@@ -24,14 +25,28 @@ struct Index {
   std::vector<std::string> vocabulary;     // the word of each term; empty for an ExpIndex
   std::uint64_t documents = 0;             // every id is below this
   std::uint64_t first_document = 0;        // ... and at least this (a shard: documents_between)
+  // Bitmaps of the dense lists (add_bitmaps): term bitmap_terms[i]'s list has bit
+  // d - first_document set in bitmap_words[i * bitmap_stride() ..] for each of its ids d.
+  std::vector<std::uint32_t> bitmap_terms;  // ascending
+  std::vector<std::uint64_t> bitmap_words;
 
   std::size_t terms() const noexcept { return offsets.size() - 1; }
   std::span<const DocId> list(std::size_t term) const noexcept {
     return {ids.data() + offsets[term], static_cast<std::size_t>(offsets[term + 1] - offsets[term])};
   }
+  std::size_t bitmap_stride() const noexcept { return static_cast<std::size_t>((documents - first_document + 63) / 64); }
+  // The bitmap of `term`'s list, or nullptr when it has none or the list is not dense
+  // (add_bitmaps' rule).
+  const std::uint64_t* bitmap(std::size_t term) const noexcept;
   // The term of `word`, or -1 when the vocabulary lacks it (binary search: sorted words).
   std::int64_t find(std::string_view word) const noexcept;
 };
+
+// Keeps a bitmap of each list that holds 1/32 of the index's documents or more (and at
+// least 1,024 ids), replacing any it had: the automatic CPU algorithm and the GPU test
+// ids against these with one load. Built with every index (postings build, an ExpIndex
+// read, a shard); stored in .skp files.
+void add_bitmaps(Index& index);
 
 // The seed's ExpIndex: little-endian uint32 [length][ids...] repeated, list i = term i.
 // Throws InputError (with the byte offset) for a truncated list, or ids not strictly
@@ -40,7 +55,9 @@ Index read_exp_index(const std::string& path);
 Index parse_exp_index(std::string_view bytes, const std::string& name);
 
 // simkit's own index file (.skp; docs/formats.md): magic, version, sizes, the lists,
-// the vocabulary, an XXH3 checksum. Read refuses truncated, foreign or damaged files.
+// the dense lists' bitmaps, the vocabulary, an XXH3 checksum. Read refuses truncated,
+// foreign or damaged files, and bitmaps that differ from their lists; a version 1 file
+// (no bitmaps) gets them built on reading.
 Index read_index(const std::string& path);
 Index parse_index(std::string_view bytes, const std::string& name);
 void write_index(const Index& index, const std::string& path);
@@ -98,17 +115,41 @@ Queries read_queries(const std::string& path, const Index& index, bool words, bo
 //   galloping  svs with exponential (galloping) search
 //   simd       pairwise AVX2 block intersection (plain merge without AVX2)
 //   bitmap     Roaring bitmaps (CRoaring) ANDed
-//   automatic  list by list: dense lists (1/32 of the documents or more) as bitmaps, the
-//              rest by galloping or AVX2 blocks as their lengths suggest
+//   automatic  list by list: lists the index keeps a bitmap of (add_bitmaps) tested id by
+//              id with one load, the rest by galloping or AVX2 blocks as their lengths
+//              suggest
 enum class Algorithm { svs, adaptive, hash, galloping, simd, bitmap, automatic };
 const char* algorithm_name(Algorithm algorithm) noexcept;
 // Throws UsageError naming the choices for an unknown name.
 Algorithm parse_algorithm(std::string_view name);
 
+// An allocator whose resize leaves new elements uninitialised: a batch's answers are
+// written in parallel right after, so zeroing them first would be a serial pass for
+// nothing.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using IdVector = std::vector<DocId, UninitializedAllocator<DocId>>;
+
 // Query q's answer is ids[offsets[q] .. offsets[q + 1]), ascending; with `count_only`
 // ids stays empty and counts holds the sizes.
 struct Results {
-  std::vector<DocId> ids;
+  IdVector ids;
   std::vector<std::uint64_t> offsets{0};
   std::vector<std::uint64_t> counts;
   std::span<const DocId> answer(std::size_t q) const noexcept {
@@ -119,6 +160,10 @@ struct Results {
 // Every query of the batch on all cores (queries in parallel).
 Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm,
                       bool count_only = false, Progress* progress = nullptr);
+// The same into `results`, whose storage is reused: batch after batch, no allocation
+// once it is large enough.
+void intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm, Results& results,
+                   bool count_only = false, Progress* progress = nullptr);
 
 // One query's lists intersected by `algorithm`, appended to `out` (for tests and benches).
 void intersect_lists(std::span<const std::span<const DocId>> lists, Algorithm algorithm,
@@ -154,6 +199,8 @@ class GpuIndex {
   // `device_ms`, when given, receives the time of the batch on the device (CUDA events:
   // table uploads, kernels, compaction and the copy back).
   Results intersect(const Queries& queries, bool count_only = false, double* device_ms = nullptr);
+  // The same into `results`, whose storage is reused (see intersect_cpu).
+  void intersect(const Queries& queries, Results& results, bool count_only = false, double* device_ms = nullptr);
 
  private:
   struct Impl;

@@ -59,10 +59,10 @@ Device device_of(const std::string& name);
 int device_index(const std::string& name);
 
 // A NumPy array that takes over `values` (no copy), shaped `shape`.
-template <typename T>
-py::array_t<T> owned_array(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
-  auto* heap = new std::vector<T>(std::move(values));
-  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+template <typename T, typename Allocator>
+py::array_t<T> owned_array(std::vector<T, Allocator>&& values, std::vector<py::ssize_t> shape) {
+  auto* heap = new std::vector<T, Allocator>(std::move(values));
+  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T, Allocator>*>(p); });
   return py::array_t<T>(std::move(shape), heap->data(), owner);
 }
 

@@ -21,8 +21,8 @@ class Packer {
     static_assert(std::is_trivially_copyable_v<T>);
     bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
   }
-  template <typename T>
-  void vector(const std::vector<T>& v) {
+  template <typename T, typename Allocator>
+  void vector(const std::vector<T, Allocator>& v) {
     value(static_cast<std::uint64_t>(v.size()));
     bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
@@ -46,11 +46,11 @@ class Unpacker {
     std::memcpy(&v, take(sizeof v), sizeof v);
     return v;
   }
-  template <typename T>
-  std::vector<T> vector() {
+  template <typename T, typename Allocator = std::allocator<T>>
+  std::vector<T, Allocator> vector() {
     const auto n = value<std::uint64_t>();
     if (n > in_.size() / sizeof(T)) short_message();
-    std::vector<T> v(n);
+    std::vector<T, Allocator> v(n);
     if (n > 0) std::memcpy(v.data(), take(n * sizeof(T)), n * sizeof(T));
     return v;
   }

@@ -136,17 +136,19 @@ __attribute__((target("avx2"))) std::size_t avx2_two(const DocId* a, std::size_t
   return k + merge_two(a + i, na - i, b + j, nb - j, out + k);
 }
 
+// Keeps the candidates found in `list` by blocks (AVX2 where `wide`) or a plain merge.
+void merge_filter(std::vector<DocId>& candidates, List list, bool wide, std::vector<DocId>& scratch) {
+  scratch.resize(candidates.size());
+  const std::size_t n = wide ? avx2_two(candidates.data(), candidates.size(), list.data(), list.size(), scratch.data())
+                             : merge_two(candidates.data(), candidates.size(), list.data(), list.size(), scratch.data());
+  scratch.resize(n);
+  candidates.swap(scratch);
+}
+
 void simd(std::span<const List> lists, std::vector<DocId>& out, std::vector<DocId>& scratch) {
   out.assign(lists[0].begin(), lists[0].end());
   const bool wide = have_avx2();
-  for (std::size_t i = 1; i < lists.size() && !out.empty(); ++i) {
-    scratch.resize(out.size());
-    const List b = lists[i];
-    const std::size_t n = wide ? avx2_two(out.data(), out.size(), b.data(), b.size(), scratch.data())
-                               : merge_two(out.data(), out.size(), b.data(), b.size(), scratch.data());
-    scratch.resize(n);
-    out.swap(scratch);
-  }
+  for (std::size_t i = 1; i < lists.size() && !out.empty(); ++i) merge_filter(out, lists[i], wide, scratch);
 }
 
 void bitmap(std::span<const List> lists, std::span<const ListAux> aux, std::vector<DocId>& out) {
@@ -165,32 +167,27 @@ void bitmap(std::span<const List> lists, std::span<const ListAux> aux, std::vect
 // blocks where they are alike (most ids are compared anyway).
 bool skewed(List shorter, List longer) { return longer.size() >= 32 * std::max<std::size_t>(shorter.size(), 1); }
 
-// The automatic choice, list by list: dense lists that have a bitmap (intersect_cpu
-// builds them for lists holding 1/32 of the documents or more) are ANDed as bitmaps
-// when every list has one, else looked up id by id; the other lists are met by
-// galloping or SIMD blocks, as their lengths suggest.
+// The automatic choice, list by list: lists the index keeps a bitmap of test each
+// candidate with one load; the others are met by galloping or SIMD blocks, as their
+// lengths suggest. (Lists come shortest first, so the bitmaps' dense lists come last,
+// when the candidates are fewest.)
 void automatic(std::span<const List> lists, std::span<const ListAux> aux, std::vector<DocId>& out,
                std::vector<DocId>& scratch) {
-  const auto has_bitmap = [&](std::size_t i) { return !aux.empty() && aux[i].bitmap != nullptr; };
-  bool all_bitmaps = true;
-  for (std::size_t i = 0; i < lists.size(); ++i) all_bitmaps = all_bitmaps && has_bitmap(i);
-  if (all_bitmaps) return bitmap(lists, aux, out);
   out.assign(lists[0].begin(), lists[0].end());
   const bool wide = have_avx2();
   for (std::size_t i = 1; i < lists.size() && !out.empty(); ++i) {
-    if (has_bitmap(i)) {
+    if (const std::uint64_t* bits = aux.empty() ? nullptr : aux[i].bits; bits != nullptr) {
+      const DocId base = aux[i].base;
       std::size_t kept = 0;
-      for (const DocId x : out)
-        if (roaring_bitmap_contains(aux[i].bitmap, x)) out[kept++] = x;
+      for (const DocId x : out) {  // branch-free: every candidate written, kept when its bit is set
+        out[kept] = x;
+        kept += (bits[(x - base) / 64] >> ((x - base) % 64)) & 1;
+      }
       out.resize(kept);
     } else if (skewed(out, lists[i])) {
       filter(out, lists[i], gallop_from);
     } else {
-      scratch.resize(out.size());
-      const std::size_t n = wide ? avx2_two(out.data(), out.size(), lists[i].data(), lists[i].size(), scratch.data())
-                                 : merge_two(out.data(), out.size(), lists[i].data(), lists[i].size(), scratch.data());
-      scratch.resize(n);
-      out.swap(scratch);
+      merge_filter(out, lists[i], wide, scratch);
     }
   }
 }

@@ -28,10 +28,14 @@ struct BitmapDeleter {
 using Bitmap = std::unique_ptr<roaring_bitmap_s, BitmapDeleter>;
 Bitmap make_bitmap(List list);
 
-// What the hash and bitmap algorithms build once per list (nullptr where not built).
+// What the hash and bitmap algorithms build once per list (nullptr where not built), and
+// the index's own bitmap of the list (Index::bitmap; bit id - base), which the automatic
+// algorithm tests candidates against.
 struct ListAux {
   const BucketDirectory* directory = nullptr;
   const roaring_bitmap_s* bitmap = nullptr;
+  const std::uint64_t* bits = nullptr;
+  DocId base = 0;
 };
 
 // Replaces `out` with the intersection of `lists` (ordered shortest first, each strictly
@@ -40,8 +44,9 @@ struct ListAux {
 void intersect(std::span<const List> lists, std::span<const ListAux> aux, Algorithm algorithm,
                std::vector<DocId>& out, std::vector<DocId>& scratch);
 
-// Whether the automatic algorithm keeps a bitmap of a list of `length` ids among
-// `documents`: when it holds 1/32 of them or more (and at least 1,024 ids).
+// Whether an index keeps a bitmap of a list of `length` ids among `documents`
+// (add_bitmaps): when it holds 1/32 of them or more (and at least 1,024 ids), so that
+// the bitmap takes at most the list's own bytes.
 inline bool dense(std::size_t length, std::uint64_t documents) {
   return length >= 1024 && length * 32 >= documents;
 }

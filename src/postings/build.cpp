@@ -79,6 +79,7 @@ Index index_of(const std::vector<Document>& documents, const std::vector<std::st
     index.ids.insert(index.ids.end(), ids.begin(), ids.end());
     index.offsets.push_back(index.ids.size());
   }
+  add_bitmaps(index);
   return index;
 }
 

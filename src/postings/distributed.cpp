@@ -30,7 +30,7 @@ Results unpack(std::string_view bytes, bool count_only) {
   detail::Unpacker in(bytes);
   Results results;
   results.counts = in.vector<std::uint64_t>();
-  results.ids = in.vector<DocId>();
+  results.ids = in.vector<DocId, IdVector::allocator_type>();
   for (const std::uint64_t count : results.counts)
     results.offsets.push_back(results.offsets.back() + (count_only ? 0 : count));
   return results;
@@ -69,6 +69,7 @@ Index documents_between(const Index& index, DocRange range) {
     shard.ids.insert(shard.ids.end(), list + from[t], list + to[t]);
     shard.offsets.push_back(shard.ids.size());
   }
+  add_bitmaps(shard);
   return shard;
 }
 

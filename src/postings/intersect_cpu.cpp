@@ -8,6 +8,7 @@
 
 #include "postings/algorithms.hpp"
 #include "postings/lists.hpp"
+#include "postings/phases.hpp"
 #include "simkit/error.hpp"
 #include "simkit/progress.hpp"
 
@@ -24,7 +25,7 @@ constexpr std::array<std::pair<Algorithm, const char*>, 7> kNames = {{{Algorithm
                                                                       {Algorithm::automatic, "auto"}}};
 
 // What the hash and bitmap algorithms build for each list the batch names, once (the
-// automatic one: bitmaps of the dense lists only).
+// automatic one uses the index's own bitmaps).
 struct Prepared {
   std::unordered_map<std::uint32_t, std::size_t> slot;  // term -> entry below
   std::vector<detail::BucketDirectory> directories;
@@ -33,15 +34,10 @@ struct Prepared {
 
 Prepared prepare(const Index& index, const Queries& queries, Algorithm algorithm) {
   Prepared p;
-  if (algorithm != Algorithm::hash && algorithm != Algorithm::bitmap && algorithm != Algorithm::automatic) return p;
+  if (algorithm != Algorithm::hash && algorithm != Algorithm::bitmap) return p;
   std::vector<std::uint32_t> terms;
-  for (const std::uint32_t t : queries.terms) {
-    if (t == kNoTerm) continue;
-    if (algorithm == Algorithm::automatic &&
-        !detail::dense(index.list(t).size(), index.documents - index.first_document))
-      continue;
-    if (p.slot.emplace(t, terms.size()).second) terms.push_back(t);
-  }
+  for (const std::uint32_t t : queries.terms)
+    if (t != kNoTerm && p.slot.emplace(t, terms.size()).second) terms.push_back(t);
   if (algorithm == Algorithm::hash) p.directories.resize(terms.size());
   else p.bitmaps.resize(terms.size());
   tbb::parallel_for(std::size_t{0}, terms.size(), [&](std::size_t i) {
@@ -59,6 +55,13 @@ struct Scratch {
 };
 
 }  // namespace
+
+void copy_ids(const DocId* from, std::size_t n, DocId* to) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, std::size_t{1} << 14),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      std::copy(from + r.begin(), from + r.end(), to + r.begin());
+                    });
+}
 
 const char* algorithm_name(Algorithm algorithm) noexcept {
   for (const auto& [a, name] : kNames)
@@ -82,10 +85,20 @@ void intersect_lists(std::span<const std::span<const DocId>> lists, Algorithm al
 
 Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm, bool count_only,
                       Progress* progress) {
+  Results results;
+  intersect_cpu(index, queries, algorithm, results, count_only, progress);
+  return results;
+}
+
+void intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm, Results& results,
+                   bool count_only, Progress* progress) {
+  detail::Phases phases("cpu batch");
   const Prepared prepared = prepare(index, queries, algorithm);
+  phases.mark("prepare");
   const std::size_t n = queries.size();
   std::vector<std::vector<DocId>> answers(count_only ? 0 : n);
-  Results results;
+  results.ids.clear();
+  results.offsets.assign(1, 0);
   results.counts.assign(n, 0);
   tbb::enumerable_thread_specific<Scratch> scratch;
   tbb::enumerable_thread_specific<std::vector<DocId>> counted;
@@ -98,6 +111,10 @@ Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algo
       for (const std::uint32_t t : s.terms) {
         s.lists.push_back(list_of(index, t));
         detail::ListAux aux;
+        if (algorithm == Algorithm::automatic && t != kNoTerm) {
+          aux.bits = index.bitmap(t);
+          aux.base = static_cast<DocId>(index.first_document);
+        }
         if (const auto it = prepared.slot.find(t); it != prepared.slot.end()) {
           if (!prepared.directories.empty()) aux.directory = &prepared.directories[it->second];
           if (!prepared.bitmaps.empty()) aux.bitmap = prepared.bitmaps[it->second].get();
@@ -111,12 +128,17 @@ Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algo
     }
     if (progress) progress->advance(range.size());
   });
+  phases.mark("queries");
   for (std::size_t q = 0; q < n; ++q) results.offsets.push_back(results.offsets.back() + (count_only ? 0 : results.counts[q]));
   if (!count_only) {
-    results.ids.reserve(results.offsets.back());
-    for (auto& a : answers) results.ids.insert(results.ids.end(), a.begin(), a.end());
+    results.ids.resize(results.offsets.back());
+    phases.mark("allocate");
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t q) {  // each answer copied and freed
+      std::copy(answers[q].begin(), answers[q].end(), results.ids.begin() + static_cast<std::ptrdiff_t>(results.offsets[q]));
+      std::vector<DocId>().swap(answers[q]);
+    });
+    phases.mark("gather");
   }
-  return results;
 }
 
 }  // namespace simkit::postings

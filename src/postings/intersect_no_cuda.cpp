@@ -10,6 +10,7 @@ GpuIndex::GpuIndex(const Index&, const GpuOptions&) { throw Failure("this simkit
 GpuIndex::~GpuIndex() = default;
 bool GpuIndex::resident() const noexcept { return false; }
 Results GpuIndex::intersect(const Queries&, bool, double*) { throw Failure("this simkit was built without CUDA"); }
+void GpuIndex::intersect(const Queries&, Results&, bool, double*) { throw Failure("this simkit was built without CUDA"); }
 
 Results intersect_gpu(const Index&, const Queries&, const GpuOptions&, bool, double*) {
   throw Failure("this simkit was built without CUDA");

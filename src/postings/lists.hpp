@@ -27,4 +27,7 @@ inline void terms_by_length(const Index& index, std::span<const std::uint32_t> q
   terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
 }
 
+// Copies n ids in parallel blocks (answers of a batch, out of pinned memory).
+void copy_ids(const DocId* from, std::size_t n, DocId* to);
+
 }  // namespace simkit::postings

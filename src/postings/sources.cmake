@@ -2,6 +2,8 @@ list(APPEND SIMKIT_CPU_SOURCES
   postings/index_io.cpp
   postings/queries.cpp
   postings/build.cpp
+  postings/bitmaps.cpp
+  postings/gpu_tables.cpp
   postings/algorithms.cpp
   postings/intersect_cpu.cpp
   postings/distributed.cpp

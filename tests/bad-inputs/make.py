@@ -198,7 +198,7 @@ def main(binary):
                        "alpha beta\nbeta gamma\nalpha gamma delta\n")
     helper("skp", "_queries.txt", "alpha beta\n")
     flipped = bytearray(valid)
-    flipped[70] ^= 1
+    flipped[140] ^= 1  # in the list offsets (the header is 128 bytes)
     case("skp", "checksum.skp", bytes(flipped), ["checksum mismatch"])
     case("skp", "truncated.skp", valid[:-9], ["truncated: the header says"])
     case("skp", "header_only.skp", valid[:30], ["truncated: shorter than an .skp header"])
@@ -208,6 +208,9 @@ def main(binary):
     terms = bytearray(valid)
     terms[16:24] = struct.pack("<Q", 10**15)
     case("skp", "absurd_terms.skp", bytes(terms), [": byte 16", "more than"])
+    bitmaps = bytearray(valid)
+    bitmaps[64:72] = struct.pack("<Q", 100)  # more bitmaps than terms
+    case("skp", "bitmaps_count.skp", bytes(bitmaps), [": byte 16", "100 bitmaps", "inconsistent"])
 
     # DISCO (simkit disco): damaged models, bad gold standards, bad corpora.
     valid = written_by(binary, ["disco", "build", "{input}", "-o", "{output}", "-q"],

@@ -17,25 +17,32 @@ TEST(GpuPostings, EachKernelAndMemoryEqualsTheReference) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
   SCOPED_TRACE(random.seed());
-  const postings::Index index = test::random_index(random, test::quick() ? 80 : 400, 3'000'000);
-  const postings::Queries queries = test::random_queries(random, index, test::quick() ? 150 : 1000);
-  const postings::Results want = test::reference_results(index, queries);
-  for (const auto kernel : {postings::GpuKernel::sliced, postings::GpuKernel::flat})
-    for (const bool managed : {false, true}) {
-      postings::GpuOptions options;
-      options.kernel = kernel;
-      options.managed_memory = managed;
-      postings::GpuIndex gpu(index, options);
-      EXPECT_TRUE(gpu.resident());
-      const std::string what = std::string(kernel == postings::GpuKernel::sliced ? "sliced" : "flat") +
-                               (managed ? ", managed" : ", explicit");
-      double ms = -1;
-      expect_same(gpu.intersect(queries, false, &ms), want, what);
-      EXPECT_GE(ms, 0.0);
-      const postings::Results counted = gpu.intersect(queries, true);
-      EXPECT_EQ(counted.counts, want.counts) << what << ", counts";
-      EXPECT_TRUE(counted.ids.empty());
-    }
+  // A sparse universe (no list dense), and a small one where long lists have bitmaps.
+  postings::Results reused;
+  for (const std::uint32_t documents : {3'000'000u, 40'000u}) {
+    const postings::Index index = test::random_index(random, test::quick() ? 80 : 400, documents);
+    EXPECT_EQ(index.bitmap_terms.empty(), documents > 1'000'000);
+    const postings::Queries queries = test::random_queries(random, index, test::quick() ? 150 : 1000);
+    const postings::Results want = test::reference_results(index, queries);
+    for (const auto kernel : {postings::GpuKernel::sliced, postings::GpuKernel::flat})
+      for (const bool managed : {false, true}) {
+        postings::GpuOptions options;
+        options.kernel = kernel;
+        options.managed_memory = managed;
+        postings::GpuIndex gpu(index, options);
+        EXPECT_TRUE(gpu.resident());
+        const std::string what = std::string(kernel == postings::GpuKernel::sliced ? "sliced" : "flat") +
+                                 (managed ? ", managed" : ", explicit") + ", " + std::to_string(documents) + " documents";
+        double ms = -1;
+        expect_same(gpu.intersect(queries, false, &ms), want, what);
+        EXPECT_GE(ms, 0.0);
+        const postings::Results counted = gpu.intersect(queries, true);
+        EXPECT_EQ(counted.counts, want.counts) << what << ", counts";
+        EXPECT_TRUE(counted.ids.empty());
+        gpu.intersect(queries, reused);  // stale answers of the last kernel or shape in it
+        expect_same(reused, want, what + ", into a reused Results");
+      }
+  }
 }
 
 // A budget too small to hold the index: every batch copies its lists, in many parts, and
@@ -44,7 +51,7 @@ TEST(GpuPostings, SmallBudgetRunsInParts) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
   SCOPED_TRACE(random.seed());
-  const postings::Index index = test::random_index(random, 120, 1'000'000);
+  const postings::Index index = test::random_index(random, 120, 60'000);  // dense lists too: searched, not tested by bit
   const postings::Queries queries = test::random_queries(random, index, 300);
   postings::GpuOptions options;
   options.memory_budget = 400'000;  // 200 KB a part: a few lists at a time

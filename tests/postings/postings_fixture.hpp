@@ -47,6 +47,7 @@ inline postings::Index random_index(Random& random, std::size_t terms, std::uint
     index.ids.insert(index.ids.end(), list.begin(), list.end());
     index.offsets.push_back(index.ids.size());
   }
+  postings::add_bitmaps(index);  // as every index simkit builds or reads has them
   return index;
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include <xxhash.h>
+
 #include "postings/algorithms.hpp"
 #include "postings_fixture.hpp"
 #include "simkit/error.hpp"
@@ -83,6 +85,7 @@ TEST(Intersect, BatchEqualsTheReferenceEachAlgorithm) {
   test::Random random;
   SCOPED_TRACE(random.seed());
   // A sparse universe, and a small one where many lists are dense (bitmaps in auto).
+  postings::Results reused;  // one Results answering batch after batch (stale answers, counts-only ones)
   for (const std::uint32_t documents : {2'000'000u, 20'000u}) {
     const postings::Index index = test::random_index(random, 300, documents);
     const postings::Queries queries = test::random_queries(random, index, test::quick() ? 200 : 1000);
@@ -95,6 +98,13 @@ TEST(Intersect, BatchEqualsTheReferenceEachAlgorithm) {
       const postings::Results counted = postings::intersect_cpu(index, queries, a, true);
       EXPECT_EQ(counted.counts, want.counts) << postings::algorithm_name(a) << " --count";
       EXPECT_TRUE(counted.ids.empty());
+      postings::intersect_cpu(index, queries, a, reused);
+      EXPECT_EQ(reused.ids, want.ids) << postings::algorithm_name(a) << " reused";
+      EXPECT_EQ(reused.offsets, want.offsets) << postings::algorithm_name(a) << " reused";
+      EXPECT_EQ(reused.counts, want.counts) << postings::algorithm_name(a) << " reused";
+      postings::intersect_cpu(index, queries, a, reused, true);
+      EXPECT_EQ(reused.counts, want.counts) << postings::algorithm_name(a) << " reused, --count";
+      EXPECT_TRUE(reused.ids.empty());
     }
   }
 }
@@ -176,12 +186,115 @@ TEST(Skp, RoundTripAndDamage) {
   for (std::size_t cut : {std::size_t{0}, std::size_t{10}, std::size_t{64}, bytes.size() / 2, bytes.size() - 1})
     EXPECT_NE(input_error_of([&] { postings::parse_index(bytes.substr(0, cut), "f"); }).find("truncated"), std::string::npos)
         << cut;
-  for (std::size_t at : {std::size_t{70}, bytes.size() / 2, bytes.size() - 12}) {
+  for (std::size_t at : {std::size_t{140}, bytes.size() / 2, bytes.size() - 12}) {  // past the 128-byte header
     std::string damaged = bytes;
     damaged[at] ^= 4;
     EXPECT_NE(input_error_of([&] { postings::parse_index(damaged, "f"); }).find("checksum mismatch"), std::string::npos) << at;
   }
   EXPECT_NE(input_error_of([&] { postings::parse_index(std::string(100, 'x'), "f"); }).find("wrong magic"), std::string::npos);
+}
+
+// The same index written as version 1 (64-byte header, no bitmaps), as simkit before
+// bitmaps wrote it.
+std::string skp_version_1(const postings::Index& index) {
+  std::string words;
+  std::vector<std::uint64_t> word_offsets{0};
+  for (const std::string& w : index.vocabulary) words += w, word_offsets.push_back(words.size());
+  std::string out(64, '\0');
+  const auto put = [&](const void* data, std::size_t bytes) { out.append(static_cast<const char*>(data), bytes); };
+  const auto pad = [&](std::size_t to) { out.resize((out.size() + to - 1) / to * to, '\0'); };
+  put(index.offsets.data(), index.offsets.size() * 8);
+  pad(64);
+  put(index.ids.data(), index.ids.size() * 4);
+  pad(64);
+  if (!index.vocabulary.empty()) put(word_offsets.data(), word_offsets.size() * 8);
+  pad(64);
+  put(words.data(), words.size());
+  pad(8);
+  const std::uint64_t size = out.size() + 8;
+  const std::uint32_t fields32[] = {1, 64};
+  const std::uint64_t fields64[] = {index.terms(), index.ids.size(), index.documents, index.vocabulary.size(),
+                                    words.size(), size};
+  std::memcpy(out.data(), "SIMKITPL", 8);
+  std::memcpy(out.data() + 8, fields32, 8);
+  std::memcpy(out.data() + 16, fields64, 48);
+  const std::uint64_t sum = XXH3_64bits(out.data(), out.size());
+  put(&sum, 8);
+  return out;
+}
+
+TEST(Skp, BitmapsKeptReadAndChecked) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  test::TempDir dir;
+  postings::Index index = test::random_index(random, 60, 30000);
+  for (std::size_t t = 0; t < index.terms(); ++t) index.vocabulary.push_back("w" + std::to_string(1000 + t));
+  ASSERT_FALSE(index.bitmap_terms.empty());
+  const std::string path = (dir / "i.skp").string();
+  postings::write_index(index, path);
+  const postings::Index back = postings::read_index(path);
+  EXPECT_EQ(back.bitmap_terms, index.bitmap_terms);
+  EXPECT_EQ(back.bitmap_words, index.bitmap_words);
+
+  // Version 1: the same lists, their bitmaps built on reading.
+  const postings::Index old = postings::parse_index(skp_version_1(index), "v1");
+  EXPECT_EQ(old.ids, index.ids);
+  EXPECT_EQ(old.vocabulary, index.vocabulary);
+  EXPECT_EQ(old.bitmap_terms, index.bitmap_terms);
+  EXPECT_EQ(old.bitmap_words, index.bitmap_words);
+
+  // A bitmap with one bit more, or one less, than its list (checksum made to match).
+  const std::string bytes = test::read_file(path);
+  std::uint64_t first_word = 0;
+  std::memcpy(&first_word, bytes.data() + 16, 8);  // terms
+  const std::size_t bitmap_terms_at = (64 + 64 + (first_word + 1) * 8 + 63) / 64 * 64 + (index.ids.size() * 4 + 63) / 64 * 64;
+  const std::size_t words_at = bitmap_terms_at + (index.bitmap_terms.size() * 4 + 63) / 64 * 64;
+  const DocId first_id = index.list(index.bitmap_terms[0])[0];
+  for (const std::size_t bit : {std::size_t{first_id}, std::size_t{first_id} + 1 - (first_id > 0 ? 2 : 0)}) {
+    std::string damaged = bytes;
+    damaged[words_at + bit / 8] = static_cast<char>(damaged[words_at + bit / 8] ^ (1 << (bit % 8)));
+    const std::uint64_t sum = XXH3_64bits(damaged.data(), damaged.size() - 8);
+    std::memcpy(damaged.data() + damaged.size() - 8, &sum, 8);
+    EXPECT_NE(input_error_of([&] { postings::parse_index(damaged, "f"); })
+                  .find("bitmap 0 differs from the list of term " + std::to_string(index.bitmap_terms[0])),
+              std::string::npos)
+        << bit;
+  }
+}
+
+// The lists of `index` as one bitmap each: what Index::bitmap must hold.
+void expect_bitmaps_equal_lists(const postings::Index& index) {
+  const std::uint64_t documents = index.documents - index.first_document;
+  std::size_t with = 0;
+  for (std::size_t t = 0; t < index.terms(); ++t) {
+    const std::span<const DocId> list = index.list(t);
+    const std::uint64_t* bits = index.bitmap(t);
+    const bool dense = list.size() >= 1024 && list.size() * 32 >= documents;
+    ASSERT_EQ(bits != nullptr, dense) << "term " << t << " of " << list.size() << " ids";
+    if (bits == nullptr) continue;
+    ++with;
+    std::vector<DocId> set;
+    for (std::uint64_t d = 0; d < documents; ++d)
+      if ((bits[d / 64] >> (d % 64)) & 1) set.push_back(static_cast<DocId>(index.first_document + d));
+    EXPECT_EQ(set, std::vector<DocId>(list.begin(), list.end())) << "term " << t;
+  }
+  EXPECT_EQ(with, index.bitmap_terms.size());
+  EXPECT_EQ(index.bitmap_words.size(), with * index.bitmap_stride());
+}
+
+TEST(Bitmaps, EachDenseListHasOneEqualToIt) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const postings::Index index = test::random_index(random, 200, 40000);
+  ASSERT_GT(index.bitmap_terms.size(), 5u);  // the shapes include lists of 3,000+ ids among 40,000
+  expect_bitmaps_equal_lists(index);
+  // A shard's bitmaps cover its own documents (bit 0 = its first document), so lists
+  // dense in the shard get one.
+  for (const postings::DocRange range : {postings::DocRange{0, 10000}, postings::DocRange{12345, 40000}}) {
+    const postings::Index shard = postings::documents_between(index, range);
+    EXPECT_EQ(shard.bitmap_stride(), (range.end - range.begin + 63) / 64);
+    expect_bitmaps_equal_lists(shard);
+  }
 }
 
 TEST(Queries, TermIdsAndWords) {

@@ -2,7 +2,8 @@
 //
 // Every query's candidates are the ids of its shortest list, cut into slices of 256:
 // one block a slice, one thread a candidate, which is binary-searched in the query's
-// other lists. With narrowing (the seed's "precise search"), the block first finds
+// other lists, or, where the index keeps a bitmap of a list (and it is resident), tested
+// with one load. With narrowing (the seed's "precise search"), the block first finds
 // where its first and last candidates fall in each other list, so the threads search
 // only that range. Found candidates are compacted by cub::DeviceSelect (a prefix sum):
 // the survivors stay in candidate order, which is query order and ascending ids.
@@ -10,12 +11,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
 #include "postings/algorithms.hpp"
+#include "postings/gpu_tables.hpp"
 #include "postings/lists.hpp"
+#include "postings/phases.hpp"
 #include "simkit/device.hpp"
 #include "simkit/error.hpp"
 #include "simkit/postings.hpp"
@@ -27,19 +29,17 @@ namespace {
 constexpr std::uint32_t kSlice = 256;   // candidates a block
 constexpr std::uint32_t kNarrowed = 32; // other lists a block narrows (the rest: whole lists)
 
-struct Slice {
-  std::uint32_t query;  // index into the part's queries
-  std::uint32_t start;  // first candidate's position in the query's shortest list
-};
+using detail::GpuSlice;
+using detail::kNoBitmap;
 
-// The part's tables, laid out back to back in one upload.
+// The part's tables (postings/gpu_tables.hpp), laid out back to back in one upload.
 struct Tables {
-  const std::uint64_t* list_start;  // per part list: where its ids begin in `ids`
-  const std::uint32_t* list_length;
-  const std::uint32_t* query_lists;  // part lists of each query, shortest first
-  const std::uint32_t* query_first;  // query q's lists: query_lists[query_first[q] ..]
-  const std::uint64_t* candidate_first;  // query q's candidates start here
-  const Slice* slices;
+  const std::uint64_t* entry_start;
+  const std::uint64_t* entry_bitmap;
+  const std::uint32_t* entry_length;
+  const std::uint32_t* query_first;
+  const std::uint64_t* candidate_first;
+  const GpuSlice* slices;
 };
 
 __device__ __forceinline__ std::uint32_t lower_bound(const DocId* list, std::uint32_t lo, std::uint32_t hi, DocId x) {
@@ -51,24 +51,29 @@ __device__ __forceinline__ std::uint32_t lower_bound(const DocId* list, std::uin
   return lo;
 }
 
+// The resident bitmaps: bit d - base of a list's words.
+struct Bitmaps {
+  const std::uint64_t* words;
+  DocId base;
+};
+
 template <bool Narrow>
-__global__ void __launch_bounds__(kSlice) test_candidates(const DocId* __restrict__ ids, Tables t,
+__global__ void __launch_bounds__(kSlice) test_candidates(const DocId* __restrict__ ids, Bitmaps bitmaps, Tables t,
                                                           DocId* __restrict__ values, unsigned char* __restrict__ flags,
                                                           std::uint32_t* __restrict__ slice_found) {
   __shared__ std::uint32_t lo[kNarrowed], hi[kNarrowed];
-  const Slice s = t.slices[blockIdx.x];
-  const std::uint32_t first = t.query_first[s.query];
+  const GpuSlice s = t.slices[blockIdx.x];
+  const std::uint32_t first = t.query_first[s.query];  // the shortest list's entry
   const std::uint32_t others = t.query_first[s.query + 1] - first - 1;
-  const std::uint32_t l0 = t.query_lists[first];
-  const DocId* shortest = ids + t.list_start[l0] + s.start;
-  const std::uint32_t n = min(kSlice, t.list_length[l0] - s.start);
+  const DocId* shortest = ids + t.entry_start[first] + s.start;
+  const std::uint32_t n = min(kSlice, t.entry_length[first] - s.start);
   if (Narrow) {
     for (std::uint32_t j = threadIdx.x; j < others && j < kNarrowed; j += blockDim.x) {
-      const std::uint32_t l = t.query_lists[first + 1 + j];
-      const DocId* list = ids + t.list_start[l];
+      const std::uint32_t l = first + 1 + j;
+      const DocId* list = ids + t.entry_start[l];
       const DocId last = shortest[n - 1];
-      lo[j] = lower_bound(list, 0, t.list_length[l], shortest[0]);
-      hi[j] = last == ~DocId{0} ? t.list_length[l] : lower_bound(list, lo[j], t.list_length[l], last + 1);
+      lo[j] = lower_bound(list, 0, t.entry_length[l], shortest[0]);
+      hi[j] = last == ~DocId{0} ? t.entry_length[l] : lower_bound(list, lo[j], t.entry_length[l], last + 1);
     }
     __syncthreads();
   }
@@ -77,9 +82,14 @@ __global__ void __launch_bounds__(kSlice) test_candidates(const DocId* __restric
     const DocId x = shortest[threadIdx.x];
     found = true;
     for (std::uint32_t j = 0; j < others && found; ++j) {
-      const std::uint32_t l = t.query_lists[first + 1 + j];
-      const DocId* list = ids + t.list_start[l];
-      std::uint32_t a = 0, b = t.list_length[l];
+      const std::uint32_t l = first + 1 + j;
+      if (const std::uint64_t at = t.entry_bitmap[l]; at != kNoBitmap) {
+        const DocId d = x - bitmaps.base;
+        found = ((__ldg(bitmaps.words + at + d / 64) >> (d % 64)) & 1) != 0;
+        continue;
+      }
+      const DocId* list = ids + t.entry_start[l];
+      std::uint32_t a = 0, b = t.entry_length[l];
       if (Narrow && j < kNarrowed) a = lo[j], b = hi[j];
       const std::uint32_t p = lower_bound(list, a, b, x);
       found = p < b && list[p] == x;
@@ -122,6 +132,7 @@ struct GpuIndex::Impl {
   GpuOptions options;
   std::size_t budget = 0;
   ResidentIds resident;  // the whole index, when it fits half the budget
+  cuda::DeviceBuffer<std::uint64_t> bitmaps;  // the index's bitmaps, with a resident index
   cuda::Stream stream;
   // Per-batch buffers, reused: tables (host and device), candidates, flags, answers,
   // per-slice counts, CUB's scratch, and the gathered lists when not resident.
@@ -131,10 +142,12 @@ struct GpuIndex::Impl {
   cuda::DeviceBuffer<unsigned char> d_flags;
   cuda::DeviceBuffer<std::uint32_t> d_slice_found;
   cuda::DeviceBuffer<int> d_selected{1};
-  cuda::PinnedBuffer<DocId> host_lists;
+  cuda::PinnedBuffer<DocId> host_lists, host_found;
+  cuda::PinnedBuffer<std::uint32_t> host_slice_found;
+  cuda::Event start{cudaEventDefault}, stop{cudaEventDefault};
+  detail::GpuTables host;  // the part's tables, kept between batches (cleared, not freed)
   Impl(const Index& i, const GpuOptions& o) : index(i), options(o) {}
-  // `sorted`: each query's distinct terms, shortest list first.
-  void run_part(const Queries& sorted, std::size_t q_begin, std::size_t q_end, bool count_only, Results& results,
+  void run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only, Results& results,
                 double& ms);
 };
 
@@ -144,7 +157,9 @@ GpuIndex::GpuIndex(const Index& index, const GpuOptions& options) {
   const GpuMemory memory = gpu_memory(options.device);
   impl_->budget = options.memory_budget != 0 ? options.memory_budget : memory.free / 10 * 8;
   const std::size_t bytes = index.ids.size() * sizeof(DocId);
-  if (options.resident && bytes > 0 && bytes <= impl_->budget / 2) {
+  const std::size_t bitmap_bytes = index.bitmap_words.size() * sizeof(std::uint64_t);
+  if (options.resident && bytes > 0 && bytes + bitmap_bytes <= impl_->budget / 2) {
+    impl_->bitmaps = cuda::to_device(index.bitmap_words.data(), index.bitmap_words.size());
     ResidentIds& r = impl_->resident;
     r.managed = options.managed_memory;
     if (r.managed) {
@@ -161,63 +176,39 @@ GpuIndex::~GpuIndex() = default;
 
 bool GpuIndex::resident() const noexcept { return impl_->resident.ptr != nullptr; }
 
-void GpuIndex::Impl::run_part(const Queries& sorted, std::size_t q_begin, std::size_t q_end, bool count_only,
+void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only,
                               Results& results, double& ms) {
-  // Host tables: the part's lists, each query's lists shortest first, the slices.
-  std::unordered_map<std::uint32_t, std::uint32_t> part_list;
-  std::vector<std::uint32_t> terms_of_list, query_lists, query_first{0}, part_query;
-  std::vector<std::uint64_t> list_start, candidate_first{0};
-  std::vector<std::uint32_t> list_length;
-  std::vector<Slice> slices;
-  std::uint64_t gathered = 0;
-  for (std::size_t q = q_begin; q < q_end; ++q) {
-    const std::span<const std::uint32_t> ordered = sorted.query(q);
-    if (list_of(index, ordered[0]).empty()) continue;  // answer empty: nothing to test
-    const auto pq = static_cast<std::uint32_t>(part_query.size());
-    part_query.push_back(static_cast<std::uint32_t>(q));
-    for (const std::uint32_t term : ordered) {
-      const auto [it, fresh] = part_list.emplace(term, static_cast<std::uint32_t>(terms_of_list.size()));
-      if (fresh) {
-        terms_of_list.push_back(term);
-        const std::size_t length = index.list(term).size();
-        list_length.push_back(static_cast<std::uint32_t>(length));
-        list_start.push_back(resident.ptr != nullptr ? index.offsets[term] : gathered);
-        gathered += length;
-      }
-      query_lists.push_back(it->second);
-    }
-    query_first.push_back(static_cast<std::uint32_t>(query_lists.size()));
-    const auto shortest = static_cast<std::uint32_t>(index.list(ordered[0]).size());
-    for (std::uint32_t start = 0; start < shortest; start += kSlice) slices.push_back({pq, start});
-    candidate_first.push_back(candidate_first.back() + shortest);
-  }
+  detail::Phases phases("gpu part");
+  detail::build_gpu_tables(index, queries, q_begin, q_end, resident.ptr != nullptr, kSlice, host);
+  const auto& [entry_term, entry_start, entry_bitmap, entry_length, query_first, candidate_first, part_query, slices,
+               gathered] = host;
   const std::uint64_t candidates = candidate_first.back();
   if (candidates == 0) return;
 
   // One upload for every table.
-  const std::size_t o_start = 0, o_length = o_start + bytes_of<std::uint64_t>(list_start.size()),
-                    o_qlists = o_length + bytes_of<std::uint32_t>(list_length.size()),
-                    o_qfirst = o_qlists + bytes_of<std::uint32_t>(query_lists.size()),
+  const std::size_t o_start = 0, o_bitmap = o_start + bytes_of<std::uint64_t>(entry_start.size()),
+                    o_length = o_bitmap + bytes_of<std::uint64_t>(entry_bitmap.size()),
+                    o_qfirst = o_length + bytes_of<std::uint32_t>(entry_length.size()),
                     o_cfirst = o_qfirst + bytes_of<std::uint32_t>(query_first.size()),
                     o_slices = o_cfirst + bytes_of<std::uint64_t>(candidate_first.size()),
-                    table_bytes = o_slices + bytes_of<Slice>(slices.size());
+                    table_bytes = o_slices + bytes_of<GpuSlice>(slices.size());
   ensure(host_tables, table_bytes);
   const auto put = [&](std::size_t at, const auto& v) {
     std::memcpy(host_tables.get() + at, v.data(), v.size() * sizeof(v[0]));
   };
-  put(o_start, list_start);
-  put(o_length, list_length);
-  put(o_qlists, query_lists);
+  put(o_start, entry_start);
+  put(o_bitmap, entry_bitmap);
+  put(o_length, entry_length);
   put(o_qfirst, query_first);
   put(o_cfirst, candidate_first);
   put(o_slices, slices);
   ensure(d_tables, table_bytes);
   const Tables tables{reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_start),
+                      reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_bitmap),
                       reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_length),
-                      reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_qlists),
                       reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_qfirst),
                       reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_cfirst),
-                      reinterpret_cast<const Slice*>(d_tables.get() + o_slices)};
+                      reinterpret_cast<const GpuSlice*>(d_tables.get() + o_slices)};
   ensure(d_values, candidates);
   ensure(d_flags, candidates);
   if (!count_only) ensure(d_out, candidates);
@@ -231,81 +222,86 @@ void GpuIndex::Impl::run_part(const Queries& sorted, std::size_t q_begin, std::s
   // Lists not resident: the part's lists gathered and copied once.
   if (resident.ptr == nullptr) {
     ensure(host_lists, gathered);
-    for (std::size_t l = 0; l < terms_of_list.size(); ++l) {
-      const auto list = index.list(terms_of_list[l]);
-      std::copy(list.begin(), list.end(), host_lists.get() + list_start[l]);
-    }
+    detail::gather_lists(index, host, host_lists.get());
     ensure(d_gathered, gathered);
   }
   const DocId* ids = resident.ptr != nullptr ? resident.ptr : d_gathered.get();
 
-  cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+  phases.mark("tables");
   start.record(stream.get());
   if (resident.ptr == nullptr)
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_gathered.get(), host_lists.get(), gathered * sizeof(DocId),
                                       cudaMemcpyHostToDevice, stream.get()));
   SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_tables.get(), host_tables.get(), table_bytes, cudaMemcpyHostToDevice, stream.get()));
   const auto grid = static_cast<unsigned>(slices.size());
+  const Bitmaps bits{bitmaps.get(), static_cast<DocId>(index.first_document)};
   if (options.kernel == GpuKernel::sliced)
-    test_candidates<true><<<grid, kSlice, 0, stream.get()>>>(ids, tables, d_values.get(), d_flags.get(), d_slice_found.get());
+    test_candidates<true>
+        <<<grid, kSlice, 0, stream.get()>>>(ids, bits, tables, d_values.get(), d_flags.get(), d_slice_found.get());
   else
-    test_candidates<false><<<grid, kSlice, 0, stream.get()>>>(ids, tables, d_values.get(), d_flags.get(), d_slice_found.get());
+    test_candidates<false>
+        <<<grid, kSlice, 0, stream.get()>>>(ids, bits, tables, d_values.get(), d_flags.get(), d_slice_found.get());
   SIMKIT_CUDA_CHECK_LAUNCH();
   if (!count_only)
     SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(d_temp.get(), temp_bytes, d_values.get(), d_flags.get(), d_out.get(),
                                                  d_selected.get(), static_cast<int>(candidates), stream.get()));
-  std::vector<std::uint32_t> slice_found(slices.size());
-  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(slice_found.data(), d_slice_found.get(), slices.size() * sizeof(std::uint32_t),
+  ensure(host_slice_found, slices.size());
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_slice_found.get(), d_slice_found.get(), slices.size() * sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream.get()));
   stream.sync();
+  phases.mark("device");
   std::uint64_t found = 0;
   for (std::size_t s = 0; s < slices.size(); ++s) {
-    results.counts[part_query[slices[s].query]] += slice_found[s];
-    found += slice_found[s];
+    results.counts[part_query[slices[s].query]] += host_slice_found.get()[s];
+    found += host_slice_found.get()[s];
   }
-  if (!count_only) {
-    // The part's answers, in query order, after what earlier parts found.
-    const std::size_t old = results.ids.size();
-    results.ids.resize(old + found);
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(results.ids.data() + old, d_out.get(), found * sizeof(DocId),
-                                      cudaMemcpyDeviceToHost, stream.get()));
+  if (!count_only && found > 0) {
+    // The part's answers, in query order, after what earlier parts found (through pinned
+    // memory: a copy into pageable memory is staged by the driver, slower).
+    ensure(host_found, found);
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_found.get(), d_out.get(), found * sizeof(DocId), cudaMemcpyDeviceToHost,
+                                      stream.get()));
   }
   stop.record(stream.get());
   stream.sync();
+  phases.mark("answers down");
+  if (!count_only) {
+    const std::size_t old = results.ids.size();
+    results.ids.resize(old + found);  // (uninitialised: written by the copy)
+    copy_ids(host_found.get(), found, results.ids.data() + old);
+  }
+  phases.mark("answers copied");
   ms += cuda::elapsed_ms(start, stop);
 }
 
 Results GpuIndex::intersect(const Queries& queries, bool count_only, double* device_ms) {
-  const cuda::DeviceGuard guard(impl_->options.device);
   Results results;
+  intersect(queries, results, count_only, device_ms);
+  return results;
+}
+
+void GpuIndex::intersect(const Queries& queries, Results& results, bool count_only, double* device_ms) {
+  const cuda::DeviceGuard guard(impl_->options.device);
+  results.ids.clear();
+  results.offsets.assign(1, 0);
   results.counts.assign(queries.size(), 0);
   double ms = 0;
   // Parts: queries in order while their lists (when not resident) and candidates (id,
   // flag, output: 9 bytes each) fit the budget's other half.
   const std::size_t room = impl_->budget / 2;
   const std::uint64_t candidate_cap = std::uint64_t{1} << 30;  // cub's int item count
-  // Each query's terms ordered once, for the sizing here and the tables of run_part.
-  Queries sorted;
-  std::vector<std::uint32_t> ordered;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    terms_by_length(impl_->index, queries.query(q), ordered);
-    sorted.terms.insert(sorted.terms.end(), ordered.begin(), ordered.end());
-    sorted.offsets.push_back(sorted.terms.size());
-  }
   std::size_t begin = 0;
   std::uint64_t bytes = 0, candidates = 0;
   for (std::size_t q = 0; q <= queries.size(); ++q) {
     std::uint64_t need_bytes = 0, need_candidates = 0;
     if (q < queries.size()) {
-      const std::span<const std::uint32_t> terms = sorted.query(q);
-      need_candidates = list_of(impl_->index, terms[0]).size();
+      need_candidates = detail::shortest_list(impl_->index, queries.query(q));
       need_bytes = need_candidates * 9;
-      if (impl_->resident.ptr == nullptr)
-        for (const std::uint32_t t : terms) need_bytes += list_of(impl_->index, t).size() * sizeof(DocId);
+      if (impl_->resident.ptr == nullptr) need_bytes += detail::listed_ids(impl_->index, queries.query(q)) * sizeof(DocId);
     }
     const bool full = q == queries.size() || bytes + need_bytes > room || candidates + need_candidates > candidate_cap;
     if (full && q > begin) {
-      impl_->run_part(sorted, begin, q, count_only, results, ms);
+      impl_->run_part(queries, begin, q, count_only, results, ms);
       begin = q;
       bytes = candidates = 0;
     }
@@ -313,7 +309,7 @@ Results GpuIndex::intersect(const Queries& queries, bool count_only, double* dev
     if (need_bytes > room || need_candidates > candidate_cap) {
       // One query too large for the GPU alone: answered on the CPU.
       std::vector<std::span<const DocId>> lists;
-      for (const std::uint32_t t : sorted.query(q)) lists.push_back(list_of(impl_->index, t));
+      for (const std::uint32_t t : queries.query(q)) lists.push_back(list_of(impl_->index, t));
       std::vector<DocId> answer;
       intersect_lists(lists, Algorithm::automatic, answer);
       results.counts[q] = answer.size();
@@ -327,7 +323,6 @@ Results GpuIndex::intersect(const Queries& queries, bool count_only, double* dev
   for (std::size_t q = 0; q < queries.size(); ++q)
     results.offsets.push_back(results.offsets.back() + (count_only ? 0 : results.counts[q]));
   if (device_ms != nullptr) *device_ms = ms;
-  return results;
 }
 
 Results intersect_gpu(const Index& index, const Queries& queries, const GpuOptions& options, bool count_only,
