@@ -4,6 +4,7 @@ and the malformed files of tests/bad-inputs/ that belong to each parser.
 Usage: make-corpus.py SIMKIT_BINARY   (the program writes the .skv seeds)
 """
 import os
+import random
 import shutil
 import struct
 import subprocess
@@ -118,6 +119,12 @@ def main(binary):
     copy_bad("exp_index", "exp-index")
     put("skp", "small.skp", written_by(binary, ["postings", "build", "{input}", "-o", "{output}", "-q"],
                                        "alpha beta\nbeta gamma café\nalpha gamma delta 日本\n\nbeta\n"))
+    # An index with a bitmap: "the" in all 1,100 documents (dense lists are 1,024 ids or more).
+    words = ["alpha", "beta", "gamma", "delta", "eps"]
+    rng_dense = random.Random(7)
+    put("skp", "dense.skp", written_by(binary, ["postings", "build", "{input}", "-o", "{output}", "-q"],
+                                       "\n".join("the " + " ".join(rng_dense.sample(words, 2)) for _ in range(1100))
+                                       + "\n"))
     copy_bad("skp", "skp")
     # DISCO: a model built from a few sentences, gold standards (ours and the bad ones).
     put("skd", "small.skd", written_by(binary, ["disco", "build", "{input}", "-o", "{output}", "-q", "--window", "3"],
