@@ -68,6 +68,7 @@ void make_synthetic(const Synthetic& s, postings::Index& index, postings::Querie
     index.ids.insert(index.ids.end(), list.begin(), list.end());
     index.offsets.push_back(index.ids.size());
   }
+  postings::add_bitmaps(index);  // (the seed's shape has no dense list, but as simkit builds indexes)
   std::uniform_int_distribution<std::uint32_t> term(0, static_cast<std::uint32_t>(s.terms - 1));
   std::uniform_int_distribution<int> k(2, 5);
   for (std::size_t q = 0; q < s.queries; ++q) {

@@ -44,8 +44,11 @@ struct Index {
 
 // Keeps a bitmap of each list that holds 1/32 of the index's documents or more (and at
 // least 1,024 ids), replacing any it had: the automatic CPU algorithm and the GPU test
-// ids against these with one load. Built with every index (postings build, an ExpIndex
-// read, a shard); stored in .skp files.
+// ids against these with one load. Built with every index simkit makes (postings build,
+// an ExpIndex or .skp read, a shard); stored in .skp files. An index made by hand answers
+// the same without them, only slower; call this after filling it (and again after
+// changing its lists or documents). Throws Failure for an id outside
+// [first_document, documents).
 void add_bitmaps(Index& index);
 
 // The seed's ExpIndex: little-endian uint32 [length][ids...] repeated, list i = term i.
@@ -161,7 +164,7 @@ struct Results {
 Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm,
                       bool count_only = false, Progress* progress = nullptr);
 // The same into `results`, whose storage is reused: batch after batch, no allocation
-// once it is large enough.
+// once it is large enough. Should the batch throw, `results` is left empty.
 void intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm, Results& results,
                    bool count_only = false, Progress* progress = nullptr);
 

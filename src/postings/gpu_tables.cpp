@@ -3,6 +3,7 @@
 #include "postings/gpu_tables.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <tbb/parallel_for.h>
 
@@ -27,7 +28,7 @@ void build_gpu_tables(const Index& index, const Queries& queries, std::size_t be
   t.part_query.clear();
   t.query_first.assign(1, 0);
   t.candidate_first.assign(1, 0);
-  std::vector<std::uint64_t> slice_first{0}, gather_first{0};
+  std::vector<std::uint64_t> slice_first{0};
   for (std::size_t q = begin; q < end; ++q) {
     const std::span<const std::uint32_t> query = queries.query(q);
     const std::uint64_t shortest = shortest_list(index, query);
@@ -36,7 +37,6 @@ void build_gpu_tables(const Index& index, const Queries& queries, std::size_t be
     t.query_first.push_back(t.query_first.back() + static_cast<std::uint32_t>(query.size()));
     t.candidate_first.push_back(t.candidate_first.back() + shortest);
     slice_first.push_back(slice_first.back() + (shortest + slice - 1) / slice);
-    gather_first.push_back(gather_first.back() + (resident ? 0 : listed_ids(index, query)));
   }
   const std::size_t entries = t.query_first.back();
   t.entry_term.resize(entries);
@@ -44,7 +44,6 @@ void build_gpu_tables(const Index& index, const Queries& queries, std::size_t be
   t.entry_bitmap.resize(entries);
   t.entry_length.resize(entries);
   t.slices.resize(slice_first.back());
-  t.gathered = gather_first.back();
   tbb::parallel_for(std::size_t{0}, t.part_query.size(), [&](std::size_t p) {
     const std::span<const std::uint32_t> query = queries.query(t.part_query[p]);
     std::uint32_t* sorted = t.entry_term.data() + t.query_first[p];
@@ -53,26 +52,37 @@ void build_gpu_tables(const Index& index, const Queries& queries, std::size_t be
       const std::size_t la = index.list(a).size(), lb = index.list(b).size();
       return la != lb ? la < lb : a < b;
     });
-    std::uint64_t gathered = gather_first[p];
     for (std::size_t j = 0; j < query.size(); ++j) {
       const std::uint32_t term = sorted[j];
       const std::size_t e = t.query_first[p] + j;
       const std::uint64_t* bits = resident ? index.bitmap(term) : nullptr;
-      t.entry_start[e] = resident ? index.offsets[term] : gathered;
+      t.entry_start[e] = index.offsets[term];  // (not resident: replaced below)
       t.entry_bitmap[e] = bits != nullptr ? static_cast<std::uint64_t>(bits - index.bitmap_words.data()) : kNoBitmap;
       t.entry_length[e] = static_cast<std::uint32_t>(index.list(term).size());
-      gathered += t.entry_length[e];
     }
     const std::uint64_t shortest = t.candidate_first[p + 1] - t.candidate_first[p];
     for (std::uint64_t s = slice_first[p], first = 0; first < shortest; ++s, first += slice)
       t.slices[s] = {static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(first)};
   });
+  // Not resident: each distinct term's list gathered once, its entries pointing there.
+  t.gathered = 0;
+  t.gather_terms.clear();
+  if (!resident) {
+    std::unordered_map<std::uint32_t, std::uint64_t> at;
+    for (std::size_t e = 0; e < entries; ++e) {
+      const auto [it, fresh] = at.emplace(t.entry_term[e], t.gathered);
+      if (fresh) t.gather_terms.push_back(t.entry_term[e]), t.gathered += t.entry_length[e];
+      t.entry_start[e] = it->second;
+    }
+  }
 }
 
 void gather_lists(const Index& index, const GpuTables& t, DocId* into) {
-  tbb::parallel_for(std::size_t{0}, t.entry_term.size(), [&](std::size_t e) {
-    const std::span<const DocId> list = index.list(t.entry_term[e]);
-    std::copy(list.begin(), list.end(), into + t.entry_start[e]);
+  std::vector<std::uint64_t> start(t.gather_terms.size() + 1, 0);
+  for (std::size_t g = 0; g < t.gather_terms.size(); ++g) start[g + 1] = start[g] + index.list(t.gather_terms[g]).size();
+  tbb::parallel_for(std::size_t{0}, t.gather_terms.size(), [&](std::size_t g) {
+    const std::span<const DocId> list = index.list(t.gather_terms[g]);
+    std::copy(list.begin(), list.end(), into + start[g]);
   });
 }
 

@@ -184,7 +184,7 @@ Index parse_index(std::string_view bytes, const std::string& name) {
       throw InputError(Location::at_offset(name, l.offsets + 8 * (t + 1)), "corrupt list offsets (not increasing)");
     check_list(index.list(t), documents, name, l.ids + 4 * index.offsets[t], t);
   }
-  if (version == 1) {
+  if (version == 1 || bitmaps == 0) {  // (an index written without them gets them here)
     add_bitmaps(index);
   } else {
     index.bitmap_terms.resize(bitmaps);

@@ -90,8 +90,10 @@ Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algo
   return results;
 }
 
-void intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm, Results& results,
-                   bool count_only, Progress* progress) {
+namespace {
+
+void answer_batch(const Index& index, const Queries& queries, Algorithm algorithm, Results& results, bool count_only,
+                  Progress* progress) {
   detail::Phases phases("cpu batch");
   const Prepared prepared = prepare(index, queries, algorithm);
   phases.mark("prepare");
@@ -138,6 +140,18 @@ void intersect_cpu(const Index& index, const Queries& queries, Algorithm algorit
       std::vector<DocId>().swap(answers[q]);
     });
     phases.mark("gather");
+  }
+}
+
+}  // namespace
+
+void intersect_cpu(const Index& index, const Queries& queries, Algorithm algorithm, Results& results,
+                   bool count_only, Progress* progress) {
+  try {
+    answer_batch(index, queries, algorithm, results, count_only, progress);
+  } catch (...) {
+    results = Results();  // never half a batch
+    throw;
   }
 }
 

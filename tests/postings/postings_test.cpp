@@ -297,6 +297,27 @@ TEST(Bitmaps, EachDenseListHasOneEqualToIt) {
   }
 }
 
+TEST(Bitmaps, RefusedForIdsOutsideTheDocumentsAndRebuiltOnReading) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  postings::Index index = test::random_index(random, 30, 20000);
+  ASSERT_FALSE(index.bitmap_terms.empty());
+  postings::Index small = index;
+  small.documents = 1000;  // below most lists' ids
+  EXPECT_THROW(postings::add_bitmaps(small), Failure);
+  EXPECT_EQ(small.bitmap(index.bitmap_terms[0]), nullptr);  // stale bitmaps of another stride: unused
+  // An index written without bitmaps (made by hand) gets them when it is read.
+  test::TempDir dir;
+  postings::Index bare = index;
+  bare.bitmap_terms.clear();
+  bare.bitmap_words.clear();
+  const std::string path = (dir / "bare.skp").string();
+  postings::write_index(bare, path);
+  const postings::Index back = postings::read_index(path);
+  EXPECT_EQ(back.bitmap_terms, index.bitmap_terms);
+  EXPECT_EQ(back.bitmap_words, index.bitmap_words);
+}
+
 TEST(Queries, TermIdsAndWords) {
   postings::Index index;
   index.ids = {1, 2, 3, 2, 3, 3};

@@ -149,6 +149,7 @@ struct GpuIndex::Impl {
   Impl(const Index& i, const GpuOptions& o) : index(i), options(o) {}
   void run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only, Results& results,
                 double& ms);
+  void answer_batch(const Queries& queries, Results& results, bool count_only, double* device_ms);
 };
 
 GpuIndex::GpuIndex(const Index& index, const GpuOptions& options) {
@@ -181,7 +182,7 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
   detail::Phases phases("gpu part");
   detail::build_gpu_tables(index, queries, q_begin, q_end, resident.ptr != nullptr, kSlice, host);
   const auto& [entry_term, entry_start, entry_bitmap, entry_length, query_first, candidate_first, part_query, slices,
-               gathered] = host;
+               gather_terms, gathered] = host;
   const std::uint64_t candidates = candidate_first.back();
   if (candidates == 0) return;
 
@@ -281,27 +282,36 @@ Results GpuIndex::intersect(const Queries& queries, bool count_only, double* dev
 }
 
 void GpuIndex::intersect(const Queries& queries, Results& results, bool count_only, double* device_ms) {
-  const cuda::DeviceGuard guard(impl_->options.device);
+  try {
+    impl_->answer_batch(queries, results, count_only, device_ms);
+  } catch (...) {
+    results = Results();  // never half a batch
+    throw;
+  }
+}
+
+void GpuIndex::Impl::answer_batch(const Queries& queries, Results& results, bool count_only, double* device_ms) {
+  const cuda::DeviceGuard guard(options.device);
   results.ids.clear();
   results.offsets.assign(1, 0);
   results.counts.assign(queries.size(), 0);
   double ms = 0;
   // Parts: queries in order while their lists (when not resident) and candidates (id,
   // flag, output: 9 bytes each) fit the budget's other half.
-  const std::size_t room = impl_->budget / 2;
+  const std::size_t room = budget / 2;
   const std::uint64_t candidate_cap = std::uint64_t{1} << 30;  // cub's int item count
   std::size_t begin = 0;
   std::uint64_t bytes = 0, candidates = 0;
   for (std::size_t q = 0; q <= queries.size(); ++q) {
     std::uint64_t need_bytes = 0, need_candidates = 0;
     if (q < queries.size()) {
-      need_candidates = detail::shortest_list(impl_->index, queries.query(q));
+      need_candidates = detail::shortest_list(index, queries.query(q));
       need_bytes = need_candidates * 9;
-      if (impl_->resident.ptr == nullptr) need_bytes += detail::listed_ids(impl_->index, queries.query(q)) * sizeof(DocId);
+      if (resident.ptr == nullptr) need_bytes += detail::listed_ids(index, queries.query(q)) * sizeof(DocId);
     }
     const bool full = q == queries.size() || bytes + need_bytes > room || candidates + need_candidates > candidate_cap;
     if (full && q > begin) {
-      impl_->run_part(queries, begin, q, count_only, results, ms);
+      run_part(queries, begin, q, count_only, results, ms);
       begin = q;
       bytes = candidates = 0;
     }
@@ -309,7 +319,7 @@ void GpuIndex::intersect(const Queries& queries, Results& results, bool count_on
     if (need_bytes > room || need_candidates > candidate_cap) {
       // One query too large for the GPU alone: answered on the CPU.
       std::vector<std::span<const DocId>> lists;
-      for (const std::uint32_t t : queries.query(q)) lists.push_back(list_of(impl_->index, t));
+      for (const std::uint32_t t : queries.query(q)) lists.push_back(list_of(index, t));
       std::vector<DocId> answer;
       intersect_lists(lists, Algorithm::automatic, answer);
       results.counts[q] = answer.size();
