@@ -59,8 +59,8 @@ Index parse_exp_index(std::string_view bytes, const std::string& name);
 
 // simkit's own index file (.skp; docs/formats.md): magic, version, sizes, the lists,
 // the dense lists' bitmaps, the vocabulary, an XXH3 checksum. Read refuses truncated,
-// foreign or damaged files, and bitmaps that differ from their lists; a version 1 file
-// (no bitmaps) gets them built on reading.
+// foreign or damaged files, and bitmaps that differ from their lists; a file without
+// bitmaps (version 1, or written from an index without them) gets them built on reading.
 Index read_index(const std::string& path);
 Index parse_index(std::string_view bytes, const std::string& name);
 void write_index(const Index& index, const std::string& path);
