@@ -48,8 +48,9 @@ struct Options {
   bool vectors = false;           // canonical vectors too
   int device = -1;                // CUDA device, -1 = the CPU
   // Exact mode without skip or vectors: report steps solved together (the answers of a
-  // push() come as its batches are solved). 0: the backend's choice (GPU: up to 512 as
-  // memory allows; CPU: 4 a thread, solved on all threads); 1: one at a time.
+  // push() come as its batches are solved, each batch's while the device solves the next;
+  // all before push() returns). 0: the backend's choice (GPU: up to 512 as memory allows;
+  // CPU: 4 a thread, solved on all threads); 1: one at a time.
   std::size_t batch = 0;
   // Only these pairs are solved and reported: a worker's share (share_pairs). The rest of
   // the schedule is the whole run's (the report steps, the skips, the solve batches, the
@@ -80,7 +81,9 @@ struct Stats {
 using ReportCallback = std::function<void(const Report&)>;
 
 // Thrown by Tracker::push when a window's covariance is singular: at report step `step`,
-// solving pair `pair` (its index in the pair order); steps before it were reported.
+// solving pair `pair` (its index in the pair order); steps before it were reported. The
+// tracker has moved on past the steps handed to the device (its next push may report the
+// batch after the refused one first).
 class SingularWindow : public InputError {
  public:
   SingularWindow(std::uint64_t step, std::size_t pair, const std::string& reason)

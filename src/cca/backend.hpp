@@ -52,19 +52,22 @@ class Backend {
   // The steps' rows: before step j, added rows [added_end[j-1], added_end[j]) enter and
   // removed rows [removed_end[j-1], removed_end[j]) leave (shifted, row-major, the moments
   // being those before the first step); every step's window holds window_rows tuples. The
-  // moments do not move until end_steps().
+  // moments do not move until end_steps(); the rows may change once end_steps() returns.
   virtual void begin_steps(const double* /*added*/, const std::vector<std::size_t>& /*added_end*/,
                            const double* /*removed*/, const std::vector<std::size_t>& /*removed_end*/,
                            std::size_t /*window_rows*/) {}
   // Moves the moments past the last begun step (what update() with all its rows does).
   virtual void end_steps() {}
-  // Each begun step's k largest correlations of columns `a` against `b` (steps x k,
-  // row-major). singular[j] is 1 when S11 + rI of step j is not positive definite, 2 when
-  // S22 + rI is not (1 wins), else 0; that step's correlations are then meaningless.
-  virtual std::vector<double> solve_steps(const std::vector<std::size_t>& /*a*/, const std::vector<std::size_t>& /*b*/,
-                                          std::size_t /*k*/, double /*ridge*/, std::vector<int>& /*singular*/) {
-    return {};
-  }
+  // Starts solving each begun step for the k largest correlations of columns `a` against
+  // `b`; the answers come from collect_steps(). A GPU returns at once, so that the host
+  // gathers the next batch's rows while the device solves this one.
+  virtual void solve_steps(const std::vector<std::size_t>& /*a*/, const std::vector<std::size_t>& /*b*/,
+                           std::size_t /*k*/, double /*ridge*/) {}
+  // The answers of the oldest solve_steps() not yet collected (waiting for them): steps x
+  // k correlations, row-major. singular[j] is 1 when S11 + rI of step j is not positive
+  // definite, 2 when S22 + rI is not (1 wins), else 0; that step's correlations are then
+  // meaningless.
+  virtual std::vector<double> collect_steps(std::vector<int>& /*singular*/) { return {}; }
 };
 
 std::unique_ptr<Backend> cpu_backend(std::size_t dims);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <numeric>
 
 #include "cca/backend.hpp"
@@ -138,8 +139,31 @@ class CpuBackend final : public Backend {
     update(added_, added_end_.back(), removed_, removed_end_.back());
   }
 
-  std::vector<double> solve_steps(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k,
-                                  double ridge, std::vector<int>& singular) override {
+  void solve_steps(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k,
+                   double ridge) override {
+    std::vector<int> singular;
+    std::vector<double> rho = solve_now(a, b, k, ridge, singular);
+    answers_.push_back({std::move(rho), std::move(singular)});
+  }
+
+  std::vector<double> collect_steps(std::vector<int>& singular) override {
+    auto [rho, flags] = std::move(answers_.front());
+    answers_.pop_front();
+    singular = std::move(flags);
+    return std::move(rho);
+  }
+
+  void read_moments(std::vector<double>& m2, std::vector<double>& sums) override {
+    m2.resize(d_ * d_);
+    for (std::size_t i = 0; i < d_; ++i)
+      for (std::size_t j = 0; j < d_; ++j) m2[i * d_ + j] = i >= j ? m2_(i, j) : m2_(j, i);
+    sums.assign(sums_.data(), sums_.data() + d_);
+  }
+
+ private:
+  // The begun steps' correlations of columns a against b, solved here and now.
+  std::vector<double> solve_now(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k,
+                                double ridge, std::vector<int>& singular) {
     const std::size_t steps = added_end_.size(), p = a.size(), q = b.size(), width = p + q;
     std::vector<std::size_t> cols(a);
     cols.insert(cols.end(), b.begin(), b.end());
@@ -188,14 +212,6 @@ class CpuBackend final : public Backend {
     return rho;
   }
 
-  void read_moments(std::vector<double>& m2, std::vector<double>& sums) override {
-    m2.resize(d_ * d_);
-    for (std::size_t i = 0; i < d_; ++i)
-      for (std::size_t j = 0; j < d_; ++j) m2[i * d_ + j] = i >= j ? m2_(i, j) : m2_(j, i);
-    sums.assign(sums_.data(), sums_.data() + d_);
-  }
-
- private:
   void rank_update(const double* rows, std::size_t count, double sign) {
     if (count == 0) return;
     // Row-major M2's lower triangle += sign * R^T R (R: count x d, row-major).
@@ -214,6 +230,8 @@ class CpuBackend final : public Backend {
   const double* removed_ = nullptr;
   std::vector<std::size_t> added_end_, removed_end_;
   std::size_t window_ = 0;
+  // Solved steps' answers (correlations, singular flags) not yet collected, oldest first.
+  std::deque<std::pair<std::vector<double>, std::vector<int>>> answers_;
 };
 
 }  // namespace

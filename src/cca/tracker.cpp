@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -57,6 +58,7 @@ struct Tracker::State {
   std::size_t batch_steps = 0;             // 0: one step at a time
   std::vector<std::uint64_t> queued_t;
   std::vector<std::size_t> queued_added, queued_removed;
+  std::vector<std::uint64_t> started_t;    // the steps of the batch on the device, not yet reported
 
   void flush() {
     if (n_added + n_removed == 0) return;
@@ -85,17 +87,23 @@ struct Tracker::State {
 
   void add_tuple(const double* z, const ReportCallback& on_report) {
     double* slot = ring.data() + (filled == n ? head : filled) * d;
+    const double* centre = shift.data();
+    // (Written through pointers: the host's share of a batched step is this loop.)
     if (filled == n) {
+      removed.resize((n_removed + 1) * d);
+      double* out = removed.data() + n_removed * d;
       double moved = 0;
       for (std::size_t c = 0; c < d; ++c) {
         const double delta = z[c] - slot[c];
         moved += delta * delta;
-        removed.push_back(slot[c] - shift[c]);
+        out[c] = slot[c] - centre[c];
       }
       ++n_removed;
       change += moved / static_cast<double>(n - 1);
     }
-    for (std::size_t c = 0; c < d; ++c) added.push_back(z[c] - shift[c]);
+    added.resize((n_added + 1) * d);
+    double* out = added.data() + n_added * d;
+    for (std::size_t c = 0; c < d; ++c) out[c] = z[c] - centre[c];
     ++n_added;
     std::copy(z, z + d, slot);
     if (filled == n) {
@@ -188,8 +196,9 @@ struct Tracker::State {
     if (queued_t.size() >= batch_steps || n_added + n_removed >= kMaxBatchRows) solve_queued(on_report);
   }
 
-  // Solves the queued steps together, moves the moments to the last of them, and reports
-  // them in order (a singular window throws at its step, after the steps before it).
+  // Starts solving the queued steps together and moves the moments to the last of them;
+  // then reports the batch started before, whose answers the device has had all the while
+  // the host gathered this batch's rows.
   void solve_queued(const ReportCallback& on_report) {
     if (queued_t.empty()) return;
     if (queued_t.size() == 1 && queued_added.back() == n_added && queued_removed.back() == n_removed) {
@@ -198,28 +207,40 @@ struct Tracker::State {
       queued_t.clear();
       queued_added.clear();
       queued_removed.clear();
+      report_started(on_report);
       report(on_report);
       return;
     }
-    const std::vector<std::uint64_t> steps = std::move(queued_t);
+    std::vector<std::uint64_t> steps = std::move(queued_t);
     const std::vector<std::size_t> added_end = std::move(queued_added), removed_end = std::move(queued_removed);
     queued_t.clear();
     queued_added.clear();
     queued_removed.clear();
     backend->begin_steps(added.data(), added_end, removed.data(), removed_end, n);
-    std::vector<std::vector<double>> rho(pairs.size());
-    std::vector<std::vector<int>> singular(pairs.size());
     for (std::size_t i = own_begin; i < own_end; ++i) {
       const auto [a, b] = pairs[i];
-      rho[i] = backend->solve_steps(columns(a), columns(b), k[i], options.ridge, singular[i]);
+      backend->solve_steps(columns(a), columns(b), k[i], options.ridge);
     }
-    // The moments move past the solved steps; rows after the last stay pending.
+    // The moments move past the started steps; rows after the last stay pending.
     const std::size_t na = added_end.back(), nr = removed_end.back();
     backend->end_steps();
     added.erase(added.begin(), added.begin() + static_cast<std::ptrdiff_t>(na * d));
     removed.erase(removed.begin(), removed.begin() + static_cast<std::ptrdiff_t>(nr * d));
     n_added -= na;
     n_removed -= nr;
+    report_steps(std::exchange(started_t, std::move(steps)), on_report);
+  }
+
+  // Reports the started batch, if any (waiting for its answers).
+  void report_started(const ReportCallback& on_report) { report_steps(std::exchange(started_t, {}), on_report); }
+
+  // Reports a started batch's steps in order; a singular window throws at its step,
+  // after the steps before it.
+  void report_steps(const std::vector<std::uint64_t>& steps, const ReportCallback& on_report) {
+    if (steps.empty()) return;
+    std::vector<std::vector<double>> rho(pairs.size());
+    std::vector<std::vector<int>> singular(pairs.size());
+    for (std::size_t i = own_begin; i < own_end; ++i) rho[i] = backend->collect_steps(singular[i]);
     for (std::size_t j = 0; j < steps.size(); ++j) {
       Report answer;
       answer.t = steps[j];
@@ -360,6 +381,7 @@ void Tracker::push(const double* tuples, std::size_t count, const ReportCallback
     }
   }
   s.solve_queued(on_report);
+  s.report_started(on_report);
 }
 
 const Stats& Tracker::stats() const noexcept { return state_->stats; }

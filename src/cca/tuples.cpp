@@ -9,11 +9,16 @@
 //   end     u32 0 | u32 0
 #include <sys/stat.h>
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -93,12 +98,45 @@ class TextReader final : public TupleReader {
     // Blank lines before the first tuple are missing tuples too, but their width is
     // known only now.
     for (; leading_blanks_ > 0 && rows < max_rows; --leading_blanks_, ++rows) out.resize(out.size() + columns(), 0.0);
-    while (rows < max_rows) {
-      if (!pending_ && !read_line()) break;
-      pending_ = false;
-      parse(out);
-      ++rows;
+    // Lines are read here one after another, their numbers parsed on all cores (the
+    // parsing is most of a text file's reading).
+    const std::size_t first = rows;
+    text_.clear();
+    starts_.assign(1, 0);
+    line_numbers_.clear();
+    std::exception_ptr unreadable;  // a line that cannot be read: after the errors before it
+    try {
+      while (rows < max_rows) {
+        if (!pending_ && !read_line()) break;
+        pending_ = false;
+        text_.append(line_);
+        starts_.push_back(text_.size());
+        line_numbers_.push_back(line_number_);
+        ++rows;
+      }
+    } catch (const Error&) {
+      unreadable = std::current_exception();
     }
+    out.resize(rows * width_, 0.0);
+    const std::size_t lines = rows - first;
+    std::atomic<std::size_t> first_bad{lines};
+    const auto parse_lines = [&](const tbb::blocked_range<std::size_t>& range) {
+      std::vector<std::string_view> fields;
+      for (std::size_t i = range.begin(); i != range.end(); ++i)
+        if (!parse(line(i), fields, out.data() + (first + i) * width_)) {
+          std::size_t seen = first_bad.load();
+          while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+          }
+          return;
+        }
+    };
+    if (lines < 64) {
+      parse_lines({0, lines});
+    } else {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines, 32), parse_lines);
+    }
+    if (first_bad < lines) refuse(first_bad);
+    if (unreadable) std::rethrow_exception(unreadable);
     return rows;
   }
 
@@ -123,20 +161,33 @@ class TextReader final : public TupleReader {
     return true;
   }
 
-  void parse(std::vector<double>& out) {
-    const std::size_t base = out.size();
-    out.resize(base + columns(), 0.0);
-    if (blank(line_)) return;  // a missing tuple
-    split_fields(line_, fields_);
-    if (fields_.size() != width_)
-      throw InputError(Location::at_line(name_, line_number_),
-                       fmt::format("expected {} fields as on the first tuple's line, found {}", width_, fields_.size()));
+  std::string_view line(std::size_t i) const { return std::string_view(text_).substr(starts_[i], starts_[i + 1] - starts_[i]); }
+
+  // A line's tuple into row (a blank line: a missing tuple, zeros); false when a field
+  // count or a number is wrong (refuse() says which).
+  bool parse(std::string_view text, std::vector<std::string_view>& fields, double* row) const {
+    if (blank(text)) return true;
+    split_fields(text, fields);
+    if (fields.size() != width_) return false;
+    for (std::size_t c = 0; c < width_; ++c)
+      if (detail::parse_double(fields[c], row[c]) != detail::NumberParse::Ok) return false;
+    return true;
+  }
+
+  // Throws what is wrong with the chunk's i-th line.
+  [[noreturn]] void refuse(std::size_t i) const {
+    const Location where = Location::at_line(name_, line_numbers_[i]);
+    std::vector<std::string_view> fields;
+    split_fields(line(i), fields);
+    if (fields.size() != width_)
+      throw InputError(where, fmt::format("expected {} fields as on the first tuple's line, found {}", width_, fields.size()));
+    double value = 0;
     for (std::size_t c = 0; c < width_; ++c) {
-      const detail::NumberParse result = detail::parse_double(fields_[c], out[base + c]);
+      const detail::NumberParse result = detail::parse_double(fields[c], value);
       if (result != detail::NumberParse::Ok)
-        throw InputError(Location::at_line(name_, line_number_),
-                         fmt::format("field {}: {}", c + 1, detail::describe(result, fields_[c])));
+        throw InputError(where, fmt::format("field {}: {}", c + 1, detail::describe(result, fields[c])));
     }
+    throw InputError(where, "cannot read this line");  // (parse() and this agree: not reached)
   }
 
   std::FILE* stream_;
@@ -153,6 +204,9 @@ class TextReader final : public TupleReader {
   } buffer_;
   std::string_view line_;
   std::vector<std::string_view> fields_;
+  std::string text_;                          // a chunk's lines, back to back
+  std::vector<std::size_t> starts_;           // where each begins (and one past the last)
+  std::vector<std::uint64_t> line_numbers_;   // each one's line in the file
   std::uint64_t line_number_ = 0;
   std::size_t width_ = 0;
   std::size_t leading_blanks_ = 0;

@@ -6,6 +6,10 @@
 
 #include <cstdio>
 #include <limits>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "cca_fixture.hpp"
 #include "simkit/cca.hpp"
@@ -290,18 +294,23 @@ TEST(Cca, OptionsAreChecked) {
 
 // --- readers ---
 
-std::vector<double> read_all(cca::TupleReader& reader) {
+std::vector<double> read_all(cca::TupleReader& reader, std::size_t chunk = 3) {
   std::vector<double> all, part;
-  while (reader.next(part, 3) > 0) all.insert(all.end(), part.begin(), part.end());
+  while (reader.next(part, chunk) > 0) all.insert(all.end(), part.begin(), part.end());
   return all;
 }
 
-std::vector<double> read_text(const std::string& text, const std::string& name = "t.csv") {
+std::vector<double> read_text(const std::string& text, const std::string& name = "t.csv", std::size_t chunk = 3) {
   std::FILE* f = fmemopen(const_cast<char*>(text.data()), text.size(), "r");
-  auto reader = cca::text_reader(f, name);
-  std::vector<double> all = read_all(*reader);
-  std::fclose(f);
-  return all;
+  try {
+    auto reader = cca::text_reader(f, name);
+    std::vector<double> all = read_all(*reader, chunk);
+    std::fclose(f);
+    return all;
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
 }
 
 TEST(CcaReaders, TextTakesCommasTabsSpacesAndMissingTuples) {
@@ -325,6 +334,48 @@ TEST(CcaReaders, TextRefusesRaggedAndNonNumericLinesByNumber) {
   EXPECT_NE(m.find("t.csv:2"), std::string::npos) << m;
   m = refused(std::string("1,2\n3,\0", 7));
   EXPECT_NE(m.find("t.csv:2"), std::string::npos) << m;
+}
+
+TEST(CcaReaders, TextInLargeChunksParsesOnAllCoresAndRefusesTheFirstBadLine) {
+  // 2,000 lines read 1,000 at a time (parsed in parallel): the values exact, and of
+  // several bad lines the first is named, a line that cannot be read (NUL) included.
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::uniform_real_distribution<double> value(-1e3, 1e3);
+  std::vector<double> expected;
+  std::vector<std::string> lines;
+  for (int i = 0; i < 2000; ++i) {
+    std::string line;
+    for (int c = 0; c < 3; ++c) {
+      expected.push_back(i % 97 == 5 ? 0.0 : value(random.engine()));
+      if (i % 97 != 5) line += fmt::format("{}{:.17g}", c == 0 ? "" : (i % 2 ? "," : "\t"), expected.back());
+    }
+    lines.push_back(line);  // every 97th line blank: a missing tuple
+  }
+  const auto join = [](const std::vector<std::string>& all) {
+    std::string text;
+    for (const std::string& line : all) text += line + "\n";
+    return text;
+  };
+  EXPECT_EQ(read_text(join(lines), "t.csv", 1000), expected);
+  const auto refused = [&](std::vector<std::string> damaged) {
+    return test::input_error_of([&] { read_text(join(damaged), "t.csv", 1000); });
+  };
+  std::vector<std::string> bad = lines;
+  bad[1499] = "1,2,x";
+  bad[1799] = "1,2";
+  std::string m = refused(bad);
+  EXPECT_NE(m.find("t.csv:1500"), std::string::npos) << m;
+  EXPECT_NE(m.find("field 3"), std::string::npos) << m;
+  bad = lines;
+  bad[1699] = std::string("1,2,\0", 5);
+  m = refused(bad);
+  EXPECT_NE(m.find("t.csv:1700"), std::string::npos) << m;
+  EXPECT_NE(m.find("NUL"), std::string::npos) << m;
+  bad[1199] = "1,2";
+  m = refused(bad);
+  EXPECT_NE(m.find("t.csv:1200"), std::string::npos) << m;
+  EXPECT_NE(m.find("expected 3 fields"), std::string::npos) << m;
 }
 
 std::string binary_of(const std::vector<double>& rows, std::size_t columns) {

@@ -201,10 +201,12 @@ class GpuBackend final : public Backend {
     steps_->begin(added, added_end, removed, removed_end, window_rows, d_, sums_.get());
   }
 
-  std::vector<double> solve_steps(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k,
-                                  double ridge, std::vector<int>& singular) override {
-    return steps_->solve(m2_.get(), a, b, k, ridge, singular);
+  void solve_steps(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t k,
+                   double ridge) override {
+    steps_->solve(m2_.get(), a, b, k, ridge);
   }
+
+  std::vector<double> collect_steps(std::vector<int>& singular) override { return steps_->collect(singular); }
 
   void end_steps() override { steps_->end(m2_.get(), sums_.get()); }
 
