@@ -181,7 +181,7 @@ void automatic(std::span<const List> lists, std::span<const ListAux> aux, std::v
       std::size_t kept = 0;
       for (const DocId x : out) {  // branch-free: every candidate written, kept when its bit is set
         out[kept] = x;
-        kept += (bits[(x - base) / 64] >> ((x - base) % 64)) & 1;
+        kept += bit_of(bits, x - base);
       }
       out.resize(kept);
     } else if (skewed(out, lists[i])) {

@@ -51,6 +51,13 @@ inline bool dense(std::size_t length, std::uint64_t documents) {
   return length >= 1024 && length * 32 >= documents;
 }
 
+// Bit `at` of a bitmap's words (0 or 1), and setting it: one layout for the index's
+// bitmaps, their check on reading and the CPU's filter (the GPU kernels test the same).
+inline std::uint64_t bit_of(const std::uint64_t* words, std::uint64_t at) noexcept {
+  return (words[at / 64] >> (at % 64)) & 1;
+}
+inline void set_bit(std::uint64_t* words, std::uint64_t at) noexcept { words[at / 64] |= std::uint64_t{1} << (at % 64); }
+
 // Whether the simd algorithm runs AVX2 on this CPU (else a plain merge).
 bool have_avx2() noexcept;
 

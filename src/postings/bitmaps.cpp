@@ -35,8 +35,7 @@ void add_bitmaps(Index& index) {
       if (d < index.first_document || d >= index.documents)
         throw Failure(fmt::format("add_bitmaps: list {} holds id {}, outside the index's documents [{}, {})", terms[i],
                                   d, index.first_document, index.documents));
-      const std::uint64_t at = d - index.first_document;
-      bits[at / 64] |= std::uint64_t{1} << (at % 64);
+      detail::set_bit(bits, d - index.first_document);
     }
   });
   index.bitmap_terms = std::move(terms);  // (only once every list fitted: a throw leaves the index as it was)

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "core/binary_io.hpp"
+#include "postings/algorithms.hpp"
 #include "text/utf8.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -30,8 +31,8 @@ namespace simkit::postings {
 
 namespace {
 
-using detail::align64;
-using detail::load;
+using simkit::detail::align64;
+using simkit::detail::load;
 
 constexpr char kMagic[8] = {'S', 'I', 'M', 'K', 'I', 'T', 'P', 'L'};
 constexpr std::uint32_t kVersion = 2;
@@ -69,7 +70,7 @@ void check_bitmaps(const Index& index, const std::string& name, const Layout& l)
     std::uint64_t set = 0;
     for (std::size_t w = 0; w < stride; ++w) set += static_cast<std::uint64_t>(std::popcount(bits[w]));
     bool all = set == index.list(term).size();
-    for (const DocId d : index.list(term)) all = all && ((bits[d / 64] >> (d % 64)) & 1) != 0;
+    for (const DocId d : index.list(term)) all = all && detail::bit_of(bits, d - index.first_document) != 0;
     if (!all)
       throw InputError(Location::at_offset(name, l.bitmap_words + 8 * i * stride),
                        fmt::format("bitmap {} differs from the list of term {} it stands for", i, term));
@@ -155,11 +156,16 @@ Index parse_index(std::string_view bytes, const std::string& name) {
   const auto bitmaps = version == 1 ? 0 : load<std::uint64_t>(base + 64);
   const std::uint64_t stride = (documents + 63) / 64;
   if (terms >= size / 8 || ids > size / 4 || word_bytes > size || (words != 0 && words != terms) ||
-      documents > (std::uint64_t{1} << 32) || bitmaps > terms || (stride != 0 && bitmaps > size / 8 / stride))
+      documents > (std::uint64_t{1} << 32))
     throw InputError(Location::at_offset(name, 16),
-                     fmt::format("header says {} terms, {} ids, {} documents, {} bitmaps, {} words of {} bytes: "
+                     fmt::format("header says {} terms, {} ids, {} documents, {} words of {} bytes: "
                                  "more than the {}-byte file can hold, or inconsistent",
-                                 terms, ids, documents, bitmaps, words, word_bytes, size));
+                                 terms, ids, documents, words, word_bytes, size));
+  if (bitmaps > terms || (stride != 0 && bitmaps > size / 8 / stride))
+    throw InputError(Location::at_offset(name, 64),
+                     fmt::format("header says {} bitmaps ({} words each): more than its {} terms, or than the {}-byte "
+                                 "file can hold",
+                                 bitmaps, stride, terms, size));
   const Layout l = layout(version, terms, ids, bitmaps * stride, bitmaps, words, word_bytes);
   if (load<std::uint64_t>(base + 56) != l.file_size || size != l.file_size)
     throw InputError(Location::at_offset(name, std::min(size, l.file_size)),
@@ -233,7 +239,7 @@ void write_index(const Index& index, const std::string& path) {
   const std::uint64_t fields64[] = {terms, ids, index.documents, words, word_offsets.back(), l.file_size, bitmaps};
   std::memcpy(header + 16, fields64, sizeof fields64);
   OutputFile out(path);
-  detail::HashingWriter w(out);
+  simkit::detail::HashingWriter w(out);
   w.write(header, sizeof header);
   w.write(index.offsets.data(), (terms + 1) * 8);
   w.pad_to(l.ids);

@@ -210,7 +210,7 @@ def main(binary):
     case("skp", "absurd_terms.skp", bytes(terms), [": byte 16", "more than"])
     bitmaps = bytearray(valid)
     bitmaps[64:72] = struct.pack("<Q", 100)  # more bitmaps than terms
-    case("skp", "bitmaps_count.skp", bytes(bitmaps), [": byte 16", "100 bitmaps", "inconsistent"])
+    case("skp", "bitmaps_count.skp", bytes(bitmaps), [": byte 64", "100 bitmaps", "more than its"])
 
     # DISCO (simkit disco): damaged models, bad gold standards, bad corpora.
     valid = written_by(binary, ["disco", "build", "{input}", "-o", "{output}", "-q"],
