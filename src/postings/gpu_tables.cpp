@@ -67,22 +67,25 @@ void build_gpu_tables(const Index& index, const Queries& queries, std::size_t be
   // Not resident: each distinct term's list gathered once, its entries pointing there.
   t.gathered = 0;
   t.gather_terms.clear();
+  t.gather_start.clear();
   if (!resident) {
     std::unordered_map<std::uint32_t, std::uint64_t> at;
     for (std::size_t e = 0; e < entries; ++e) {
       const auto [it, fresh] = at.emplace(t.entry_term[e], t.gathered);
-      if (fresh) t.gather_terms.push_back(t.entry_term[e]), t.gathered += t.entry_length[e];
+      if (fresh) {
+        t.gather_terms.push_back(t.entry_term[e]);
+        t.gather_start.push_back(t.gathered);
+        t.gathered += t.entry_length[e];
+      }
       t.entry_start[e] = it->second;
     }
   }
 }
 
 void gather_lists(const Index& index, const GpuTables& t, DocId* into) {
-  std::vector<std::uint64_t> start(t.gather_terms.size() + 1, 0);
-  for (std::size_t g = 0; g < t.gather_terms.size(); ++g) start[g + 1] = start[g] + index.list(t.gather_terms[g]).size();
   tbb::parallel_for(std::size_t{0}, t.gather_terms.size(), [&](std::size_t g) {
     const std::span<const DocId> list = index.list(t.gather_terms[g]);
-    std::copy(list.begin(), list.end(), into + start[g]);
+    std::copy(list.begin(), list.end(), into + t.gather_start[g]);
   });
 }
 

@@ -31,6 +31,7 @@ struct GpuTables {
   std::vector<std::uint32_t> part_query;       // part query p is batch query part_query[p]
   std::vector<GpuSlice> slices;
   std::vector<std::uint32_t> gather_terms;  // not resident: the distinct terms whose lists are gathered, in order
+  std::vector<std::uint64_t> gather_start;  // ... where each one's ids go
   std::uint64_t gathered = 0;                // ... and their ids
 };
 

@@ -182,7 +182,7 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
   detail::Phases phases("gpu part");
   detail::build_gpu_tables(index, queries, q_begin, q_end, resident.ptr != nullptr, kSlice, host);
   const auto& [entry_term, entry_start, entry_bitmap, entry_length, query_first, candidate_first, part_query, slices,
-               gather_terms, gathered] = host;
+               gather_terms, gather_start, gathered] = host;
   const std::uint64_t candidates = candidate_first.back();
   if (candidates == 0) return;
 
