@@ -59,6 +59,7 @@ struct Tracker::State {
   std::vector<std::uint64_t> queued_t;
   std::vector<std::size_t> queued_added, queued_removed;
   std::vector<std::uint64_t> started_t;    // the steps of the batch on the device, not yet reported
+  bool failed = false;                     // a batch could not be started: no answers can be trusted
 
   void flush() {
     if (n_added + n_removed == 0) return;
@@ -203,11 +204,11 @@ struct Tracker::State {
     if (queued_t.empty()) return;
     if (queued_t.size() == 1 && queued_added.back() == n_added && queued_removed.back() == n_removed) {
       // A lone step with no rows behind it (a live stream): the one-step path answers it
-      // with the least delay.
+      // with the least delay, after the batch before it.
+      report_started(on_report);
       queued_t.clear();
       queued_added.clear();
       queued_removed.clear();
-      report_started(on_report);
       report(on_report);
       return;
     }
@@ -216,14 +217,21 @@ struct Tracker::State {
     queued_t.clear();
     queued_added.clear();
     queued_removed.clear();
-    backend->begin_steps(added.data(), added_end, removed.data(), removed_end, n);
-    for (std::size_t i = own_begin; i < own_end; ++i) {
-      const auto [a, b] = pairs[i];
-      backend->solve_steps(columns(a), columns(b), k[i], options.ridge);
+    try {
+      backend->begin_steps(added.data(), added_end, removed.data(), removed_end, n);
+      for (std::size_t i = own_begin; i < own_end; ++i) {
+        const auto [a, b] = pairs[i];
+        backend->solve_steps(columns(a), columns(b), k[i], options.ridge);
+      }
+      backend->end_steps();
+    } catch (...) {
+      // (Out of memory, a lost device: some pairs' answers may be queued, others not, so
+      // the answers would no longer line up with their steps.)
+      failed = true;
+      throw;
     }
     // The moments move past the started steps; rows after the last stay pending.
     const std::size_t na = added_end.back(), nr = removed_end.back();
-    backend->end_steps();
     added.erase(added.begin(), added.begin() + static_cast<std::ptrdiff_t>(na * d));
     removed.erase(removed.begin(), removed.begin() + static_cast<std::ptrdiff_t>(nr * d));
     n_added -= na;
@@ -369,6 +377,7 @@ Tracker::~Tracker() = default;
 
 void Tracker::push(const double* tuples, std::size_t count, const ReportCallback& on_report) {
   State& s = *state_;
+  if (s.failed) throw Failure("the CCA tracker failed in an earlier batch and cannot go on");
   s.backend->bind();
   for (std::size_t i = 0; i < count; ++i) {
     s.add_tuple(tuples + i * s.d, on_report);

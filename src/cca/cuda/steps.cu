@@ -501,6 +501,8 @@ void StepSolver::begin(const double* added, const std::vector<std::size_t>& adde
   removed_rows_ = n_removed;
   if (steps_ == 0) return;
   const std::size_t values = (n_added + n_removed) * d;
+  // (The batch before may still be on the device: growing a buffer here and in solve()
+  // relies on cudaFree waiting for the device, as it does.)
   grow(rows_, values);
   grow(ends_, 2 * steps_);
   // The staging set filled two batches ago: its copy has run before this one's may start.
