@@ -5,7 +5,7 @@
 # compared byte for byte with the one-GPU run's; the whole command's wall time beside the
 # engine time simkit reports (--timings). Run by scripts/gpu-run.sh (part "cluster"), which
 # stages the programs, OpenMPI and the environment (NCCL_NVLS_ENABLE=0 and the rest).
-#   bench/distributed.sh OUT [neighbors] [neighbors16] [disco] [dedup] [lvq] [big]
+#   bench/distributed.sh OUT [neighbors] [neighbors16] [neighbors-warm] [disco] [dedup] [lvq] [big]
 # DIST_GPUS: the GPUs to use (default: all); DIST_DATA: a folder for the generated data.
 set -uo pipefail
 out=$1
@@ -56,16 +56,40 @@ three_ways() {
   shift 3
   run "$job" one 1 "$input" "$pattern" -- simkit "$@" --device cuda:0
   run "$job" all "$gpus" "$input" "$pattern" -- simkit "$@" --device cuda:all
-  run "$job" mpi "$gpus" "$input" "$pattern" -- mpirun -np "$gpus" simkit "$@" --device cuda
+  # OpenMPI binds each of 2 or fewer ranks to one core unless told otherwise: the ranks'
+  # host work would run on one core each (docs/distributed.md).
+  run "$job" mpi "$gpus" "$input" "$pattern" -- mpirun --bind-to none -np "$gpus" simkit "$@" --device cuda
 }
 
-if [[ $jobs == *" neighbors"* ]]; then
+if [[ $jobs == *" neighbors "* || $jobs == *" neighbors16 "* ]]; then
   # The seed's model size, 2,196,016 x 300 unit vectors, and 8,192 queries of its words.
   [ -f "$data/glove.skv" ] || "$bin/simkit_bench_neighbors" --write-model "$data/glove.skv" --check 8192 2> "$out/data_neighbors.log"
   [[ $jobs == *" neighbors "* ]] && three_ways neighbors "$data/glove.skv.queries" "quer" \
     neighbors --model "$data/glove.skv" --batch 8192 --format tsv
   [[ $jobs == *" neighbors16 "* ]] && three_ways neighbors16 "$data/glove.skv.queries" "quer" \
     neighbors --model "$data/glove.skv" --batch 8192 --format tsv --precision fp16
+fi
+
+if [[ $jobs == *" neighbors-warm "* ]]; then
+  # The engine warmed up (what the issue's PyTorch figures measure): batches of 8,192
+  # queries over the seed's model size on GPU 0 and on every GPU of one process, each
+  # batch's whole call timed on the host (the GPUs' lists merged included); then what a
+  # user would write in PyTorch, the model's rows split over the GPUs, on 1 and on all.
+  for way in one all; do
+    dev=cuda:0
+    [ "$way" = all ] && dev=cuda:all
+    SIMKIT_ENGINE_STATS=${DIST_ENGINE_STATS:-} "$bin/simkit_bench_neighbors" --device "$dev" --precisions fp32,fp16 \
+      --batch 8192 --check 256 --single-reps 5 --batch-reps 10 --skip-ceilings --skip-tiles \
+      --json "$out/neighbors_warm_$way.json" > "$out/neighbors_warm_$way.txt" 2> "$out/neighbors_warm_$way.log" ||
+      { echo "neighbors-warm $way: exit $?"; failed=1; }
+    grep -E "agree|batch of" "$out/neighbors_warm_$way.log"
+  done
+  if [ -f bench/peers/torch_neighbors.py ] && python3 -c "import torch" 2> /dev/null; then
+    for n in 1 "$gpus"; do
+      python3 bench/peers/torch_neighbors.py --gpus "$n" --batch 8192 --precisions fp32,fp16 \
+        --json "$out/neighbors_warm_torch_$n.json" 2>&1 | tail -n 2
+    done
+  fi
 fi
 
 if [[ $jobs == *" big "* ]]; then
@@ -79,7 +103,7 @@ if [[ $jobs == *" big "* ]]; then
   fi
   run big one 1 "$data/big.skv.queries" "quer" -- simkit neighbors --model "$data/big.skv" --batch 1024 --format tsv \
     --device cuda:0
-  run big mpi "$gpus" "$data/big.skv.queries" "quer" -- mpirun -np "$gpus" simkit neighbors --model "$data/big.skv" \
+  run big mpi "$gpus" "$data/big.skv.queries" "quer" -- mpirun --bind-to none -np "$gpus" simkit neighbors --model "$data/big.skv" \
     --batch 1024 --format tsv --device cuda
   rm -f "$data/big.skv"
 fi
@@ -110,7 +134,7 @@ if [[ $jobs == *" lvq "* ]] && [ -n "${DIST_LVQ_ARGS:-}" ]; then
     case $way in
       one) cmd=("$bin/simkit_bench_lvq" $DIST_LVQ_ARGS --device cuda:0) ;;
       all) cmd=("$bin/simkit_bench_lvq" $DIST_LVQ_ARGS --device cuda:all) ;;
-      mpi) cmd=(mpirun -np "$gpus" "$bin/simkit_bench_lvq" $DIST_LVQ_ARGS --device cuda) ;;
+      mpi) cmd=(mpirun --bind-to none -np "$gpus" "$bin/simkit_bench_lvq" $DIST_LVQ_ARGS --device cuda) ;;
     esac
     start=$(date +%s.%N)
     "${cmd[@]}" --json "$out/lvq_$way.json" > "$out/lvq_$way.txt" 2> "$out/lvq_$way.log"

@@ -2,12 +2,16 @@
 """What a user would write in PyTorch: torch.topk(Q @ E.T, k) over unit vectors of the
 seed's size, one query and batches, at fp32 / tf32 / fp16 / bf16. Timed with CUDA
 events after warm-up, median of fresh random queries. Runs on the GPU machine.
+With --gpus N the model's rows are split over N GPUs, each shard's top k taken on
+its GPU and the N lists merged on the first (the host clock times the whole call then,
+after a synchronize of every GPU).
 
-Usage: torch_neighbors.py [--rows N] [--dim D] [--batch B] [--json OUT]
+Usage: torch_neighbors.py [--rows N] [--dim D] [--batch B] [--gpus N] [--precisions a,b] [--json OUT]
 """
 import argparse
 import json
 import statistics
+import time
 
 import torch
 
@@ -26,6 +30,33 @@ def timed(fn, reps, warmup):
     return statistics.median(times)
 
 
+def timed_wall(fn, reps, warmup, devices):
+    """Host-clock median over every device (work on several GPUs)."""
+    def sync():
+        for d in devices:
+            torch.cuda.synchronize(d)
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        fn()
+        sync()
+        times.append(1e3 * (time.perf_counter() - start))
+    return statistics.median(times)
+
+
+def sharded_topk(q, shards, offsets, k):
+    """Each shard's top k on its own GPU, the lists merged on the first GPU."""
+    parts = [torch.topk(q.to(e.device, non_blocking=True) @ e.T, min(k, e.shape[0])) for e in shards]
+    first = q.device
+    scores = torch.cat([p.values.to(first) for p in parts], dim=1)
+    rows = torch.cat([(p.indices + off).to(first) for p, off in zip(parts, offsets)], dim=1)
+    best = torch.topk(scores, k)
+    return best.values, torch.gather(rows, 1, best.indices)
+
+
 def unit(rows, dim, dtype, gen):
     x = torch.randn(rows, dim, device="cuda", generator=gen)
     return torch.nn.functional.normalize(x, dim=1).to(dtype)
@@ -39,12 +70,17 @@ def main():
     p.add_argument("-k", type=int, default=10)
     p.add_argument("--single-reps", type=int, default=50)
     p.add_argument("--batch-reps", type=int, default=10)
+    p.add_argument("--gpus", type=int, default=0,
+                   help="split the model's rows over this many GPUs (1: the same code on one GPU, host clock)")
+    p.add_argument("--precisions", default="fp32,tf32,fp16,bf16")
     p.add_argument("--json")
     a = p.parse_args()
+    if a.gpus >= 1:
+        return main_sharded(a)
     gen = torch.Generator(device="cuda").manual_seed(42)
     base = unit(a.rows, a.dim, torch.float32, gen)
     results = []
-    for name in ("fp32", "tf32", "fp16", "bf16"):
+    for name in a.precisions.split(","):
         torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
         dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(name, torch.float32)
         emb = base.to(dtype)
@@ -72,6 +108,39 @@ def main():
         torch.cuda.empty_cache()
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "rows": a.rows, "dim": a.dim,
            "batch": a.batch, "k": a.k, "results": results}
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=2)
+
+
+def main_sharded(a):
+    devices = [torch.device(f"cuda:{i}") for i in range(a.gpus)]
+    gen = torch.Generator(device="cuda:0").manual_seed(42)
+    base = unit(a.rows, a.dim, torch.float32, gen)
+    bounds = [a.rows * i // a.gpus for i in range(a.gpus + 1)]
+    results = []
+    for name in a.precisions.split(","):
+        torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
+        dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(name, torch.float32)
+        shards = [base[bounds[i]:bounds[i + 1]].to(devices[i]).to(dtype) for i in range(a.gpus)]
+        batches = [unit(a.batch, a.dim, dtype, gen) for _ in range(3)]
+        state = {"i": 0}
+
+        def many():
+            q = batches[state["i"] % len(batches)]
+            state["i"] += 1
+            return sharded_topk(q, shards, bounds[:-1], a.k)
+
+        batch_ms = timed_wall(many, a.batch_reps, 2, devices)
+        results.append({"precision": name, "batch_ms": batch_ms, "queries_per_s": a.batch / (batch_ms / 1e3)})
+        print(f"torch {name} on {a.gpus} GPUs: batch of {a.batch} {batch_ms:.2f} ms = "
+              f"{a.batch / (batch_ms / 1e3):.0f} queries/s", flush=True)
+        del shards
+        for d in devices:
+            with torch.cuda.device(d):
+                torch.cuda.empty_cache()
+    out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "gpus": a.gpus, "rows": a.rows,
+           "dim": a.dim, "batch": a.batch, "k": a.k, "results": results}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=2)

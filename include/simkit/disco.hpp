@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -194,8 +195,18 @@ void make_dense(Model& model, std::size_t features);
 // each rank under mpirun; include/simkit/cluster.hpp), balanced by the pairs each scores,
 // and the lists come back together on rank 0 (other ranks get empty lists). With several
 // workers the dense form goes through cuBLAS (the fused self-join takes a whole matrix).
+// `prepared`: the rows prepare_rows made of this model for these options, or null (made here).
+struct PreparedRows;
 TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress = nullptr,
-                    double* device_ms = nullptr);
+                    double* device_ms = nullptr, const PreparedRows* prepared = nullptr);
+
+// The dense form's rows of `model` for all_pairs with these options (its columns, every
+// word's sum and, with `for_gpu`, the entries a GPU scatters into its rows), made on all
+// cores ahead of the job: a program that waits for its GPU to start makes them meanwhile.
+// Null for the sparse form. Valid while `model` is.
+std::shared_ptr<const PreparedRows> prepare_rows(const Model& model, const AllPairsOptions& options, bool for_gpu);
+// The dense columns of prepared rows (dense_columns(model, features).size()).
+std::size_t columns_of(const PreparedRows& prepared);
 
 // Readies GPU `device` for all_pairs with these options (its context made, cuBLAS and
 // the kernels the job runs loaded) by running a small model through the same path, so

@@ -23,6 +23,11 @@ class ThreadLimit {
 // Threads parallel work may use now.
 std::size_t max_threads() noexcept;
 
+// Cores this process may run on (its CPU affinity: an MPI launcher's binding narrows it)
+// and cores the machine has online.
+std::size_t cores_allowed() noexcept;
+std::size_t cores_online() noexcept;
+
 // Runs part(0) .. part(parts - 1) at once, a thread each (the GPUs of a process, each
 // driven by its own thread), and waits for all; then rethrows the first part's exception,
 // if any. One part runs on the calling thread.

@@ -1,5 +1,8 @@
 #include "simkit/threads.hpp"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <exception>
 #include <thread>
 #include <vector>
@@ -23,6 +26,18 @@ ThreadLimit::~ThreadLimit() = default;
 
 std::size_t max_threads() noexcept {
   return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+}
+
+std::size_t cores_allowed() noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cores_online();
+  return static_cast<std::size_t>(CPU_COUNT(&set));
+}
+
+std::size_t cores_online() noexcept {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<std::size_t>(n) : 1;
 }
 
 void run_parts(std::size_t parts, const std::function<void(std::size_t)>& part) {

@@ -3,10 +3,15 @@
 // scores or PPMI's cosines (disco/dense.hpp).
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <numeric>
+#include <optional>
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_sort.h>
@@ -37,7 +42,21 @@ std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t feature
       },
       [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
   std::vector<std::pair<std::uint32_t, std::uint32_t>> all;  // (feature, words having it)
-  if (largest <= 4 * model.features.size() + (1u << 20)) {
+  if (largest < (1u << 20)) {
+    // Few ids: a count each per thread (shared counters of common features would make
+    // every thread wait on the same cache lines), summed.
+    tbb::enumerable_thread_specific<std::vector<std::uint32_t>> counts(
+        [&] { return std::vector<std::uint32_t>(static_cast<std::size_t>(largest) + 1, 0); });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), [&](const auto& range) {
+      std::vector<std::uint32_t>& mine = counts.local();
+      for (std::size_t i = range.begin(); i < range.end(); ++i) ++mine[model.features[i]];
+    });
+    std::vector<std::uint32_t> words_having(static_cast<std::size_t>(largest) + 1, 0);
+    for (const std::vector<std::uint32_t>& mine : counts)
+      for (std::size_t f = 0; f < mine.size(); ++f) words_having[f] += mine[f];
+    for (std::uint32_t f = 0; f <= largest; ++f)
+      if (words_having[f] > 0) all.emplace_back(f, words_having[f]);
+  } else if (largest <= 4 * model.features.size() + (1u << 20)) {
     std::vector<std::atomic<std::uint32_t>> words_having(static_cast<std::size_t>(largest) + 1);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), [&](const auto& range) {
       for (std::size_t i = range.begin(); i < range.end(); ++i)
@@ -82,9 +101,10 @@ void make_dense(Model& model, std::size_t features) {
 
 namespace {
 
-// One worker's lists: the pairs of `job` (its a_rows share, or all) on the CPU or options.device.
+// One worker's lists: the pairs of `job` (its a_rows share, or all) on the CPU or
+// options.device; `dense`: the dense form's rows (shared by a process's workers), or null.
 TopKLists all_pairs_on(const Model& model, const AllPairsOptions& options, const PairwiseJob& job,
-                       double* device_ms) {
+                       const detail::DenseRows* dense, double* device_ms) {
   const auto sparse = [&] {
     return pairwise_cpu(job, [&](RowRange a, RowRange b, float* out, std::size_t ld) {
              for (std::size_t i = a.begin; i < a.end; ++i)
@@ -94,7 +114,7 @@ TopKLists all_pairs_on(const Model& model, const AllPairsOptions& options, const
   };
   if (options.form == Form::sparse)
     return options.device >= 0 ? detail::all_pairs_sparse_gpu(model, job, options, device_ms) : sparse();
-  const detail::DenseRows rows(model, options.features);
+  const detail::DenseRows& rows = *dense;
   if (rows.width == 0) return sparse();  // no features at all: every score is 0 either way
   if (options.device >= 0) return detail::all_pairs_gpu(model, rows, job, options, device_ms);
   const std::size_t width = rows.row_width(rows.width);
@@ -166,7 +186,22 @@ void prepare_gpu(const AllPairsOptions& options, int device) {
   }
 }
 
-TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress, double* device_ms) {
+struct PreparedRows {
+  std::size_t features = 0;  // the options' features the rows were made for
+  detail::DenseRows rows;
+};
+
+std::shared_ptr<const PreparedRows> prepare_rows(const Model& model, const AllPairsOptions& options, bool for_gpu) {
+  if (options.form == Form::sparse) return nullptr;
+  auto prepared = std::make_shared<PreparedRows>(PreparedRows{options.features, detail::DenseRows(model, options.features)});
+  if (for_gpu) prepared->rows.entries(model);
+  return prepared;
+}
+
+std::size_t columns_of(const PreparedRows& prepared) { return prepared.rows.width; }
+
+TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress, double* device_ms,
+                    const PreparedRows* prepared) {
   if (model.size() > 0xFFFFFFFEull) throw Failure("too many words for 32-bit indices");
   PairwiseJob job;
   job.rows_a = job.rows_b = model.size();
@@ -178,7 +213,29 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   std::vector<int> gpus = options.devices;
   if (gpus.empty() && options.device >= 0) gpus.push_back(options.device);
   const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
-  if (parts.total == 1) return all_pairs_on(model, options, job, device_ms);
+  const bool stats = std::getenv("SIMKIT_ENGINE_STATS") != nullptr;
+  auto started = std::chrono::steady_clock::now();
+  const auto ms_since = [&started] {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - started).count();
+    started = now;
+    return ms;
+  };
+  std::optional<detail::DenseRows> dense;
+  const detail::DenseRows* rows = nullptr;
+  if (options.form != Form::sparse) {
+    if (prepared != nullptr && prepared->features == options.features) {
+      rows = &prepared->rows;
+    } else {
+      rows = &dense.emplace(model, options.features);
+      if (stats) std::fprintf(stderr, "disco: dense columns and row sums in %.1f ms\n", ms_since());
+    }
+  }
+  if (parts.total == 1) {
+    TopKLists lists = all_pairs_on(model, options, job, rows, device_ms);
+    if (stats) std::fprintf(stderr, "disco: the lists in %.1f ms\n", ms_since());
+    return lists;
+  }
   if (options.kernel == ProductKernel::simkit)
     throw UsageError("--kernel simkit scores a whole matrix on one GPU; with several GPUs or ranks use --kernel cublas");
   // A worker a GPU of this process (or the CPU), each with its share of the words.
@@ -191,11 +248,14 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
     on.kernel = ProductKernel::cublas;
     on.device = gpus.empty() ? -1 : gpus[p];
     on.devices.clear();
-    lists[p] = all_pairs_on(model, on, mine, &ms[p]);
+    lists[p] = all_pairs_on(model, on, mine, rows, &ms[p]);
   });
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
+  if (stats) std::fprintf(stderr, "disco: the workers' lists in %.1f ms\n", ms_since());
   for (std::size_t p = 1; p < lists.size(); ++p) merge_topk(lists[0], lists[p]);
-  return gather_topk(std::move(lists[0]));
+  TopKLists all = gather_topk(std::move(lists[0]));
+  if (stats) std::fprintf(stderr, "disco: merged and gathered in %.1f ms\n", ms_since());
+  return all;
 }
 
 }  // namespace simkit::disco

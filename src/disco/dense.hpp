@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <numeric>
 #include <vector>
 
 #include <oneapi/tbb/parallel_for.h>
@@ -19,6 +23,10 @@ struct DenseRows {
   bool cosine = false;                  // the model's measure is PPMI
   std::vector<std::uint32_t> columns;  // feature ids, sorted, for lookup
   std::vector<std::uint32_t> column_of;  // dense column of columns[c]
+  // Dense column of each feature id (kNotAColumn if none) when the ids are few enough for
+  // a table; else empty, and ids are looked up in `columns`.
+  static constexpr std::uint32_t kNotAColumn = ~std::uint32_t{0};
+  std::vector<std::uint32_t> column_by_id;
   std::vector<float> sums;              // per word: Lin: row sums of A; cosine: norms of A's rows
   std::size_t width = 0;                // F
   // Values a half row takes: F rounded up to 64, so that every half row starts aligned
@@ -37,6 +45,10 @@ struct DenseRows {
     for (std::size_t c = 0; c < chosen.size(); ++c) by_id.emplace_back(chosen[c], static_cast<std::uint32_t>(c));
     std::sort(by_id.begin(), by_id.end());
     for (const auto& [id, c] : by_id) columns.push_back(id), column_of.push_back(c);
+    if (!by_id.empty() && by_id.back().first < (std::uint32_t{1} << 24)) {  // a table of at most 64 MiB
+      column_by_id.assign(std::size_t{by_id.back().first} + 1, kNotAColumn);
+      for (const auto& [id, c] : by_id) column_by_id[id] = c;
+    }
     sums.assign(model.size(), 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.size(), 256), [&](const auto& range) {
       for (std::size_t w = range.begin(); w < range.end(); ++w) {
@@ -56,6 +68,14 @@ struct DenseRows {
   // Calls f(column, mi) for each of word w's features among the columns.
   template <typename F>
   void for_each(const Model& m, std::size_t w, F&& f) const {
+    if (!column_by_id.empty()) {
+      for (std::uint64_t i = m.offsets[w]; i < m.offsets[w + 1]; ++i) {
+        const std::uint32_t id = m.features[i];
+        if (id >= column_by_id.size()) return;  // a word's ids ascend
+        if (const std::uint32_t c = column_by_id[id]; c != kNotAColumn) f(c, m.mi[i]);
+      }
+      return;
+    }
     auto it = columns.begin();
     for (std::uint64_t i = m.offsets[w]; i < m.offsets[w + 1]; ++i) {
       it = std::lower_bound(it, columns.end(), m.features[i]);
@@ -72,6 +92,41 @@ struct DenseRows {
     const float* values = m.dense.data() + w * width;
     for (std::size_t c = 0; c < width; ++c)
       if (values[c] != 0) f(c, values[c]);
+  }
+
+  // Every word's nonzero columns and their values (A's, scaled), word after word: what
+  // the GPU scatters into resident rows. Gathered on all cores once, on first use, and
+  // shared by the workers of a process (each GPU's scorer uploads the same entries).
+  struct Entries {
+    std::vector<std::uint64_t> offsets;  // words + 1
+    std::vector<std::uint32_t> columns;
+    std::vector<float> values;
+  };
+  const Entries& entries(const Model& m) const {
+    std::call_once(entries_once_->flag, [&] {
+      Entries& e = entries_once_->entries;
+      e.offsets.assign(m.size() + 1, 0);
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.size(), 256), [&](const auto& range) {
+        for (std::size_t w = range.begin(); w < range.end(); ++w) {
+          std::uint64_t n = 0;
+          each(m, w, [&](std::size_t, float) { ++n; });
+          e.offsets[w + 1] = n;
+        }
+      });
+      std::partial_sum(e.offsets.begin(), e.offsets.end(), e.offsets.begin());
+      e.columns.resize(e.offsets.back());
+      e.values.resize(e.offsets.back());
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.size(), 256), [&](const auto& range) {
+        for (std::size_t w = range.begin(); w < range.end(); ++w) {
+          std::uint64_t at = e.offsets[w];
+          each(m, w, [&](std::size_t c, float mi) {
+            e.columns[at] = static_cast<std::uint32_t>(c);
+            e.values[at++] = scaled(w, mi);
+          });
+        }
+      });
+    });
+    return entries_once_->entries;
   }
 
   // Rows first .. first + count into out (count x row_width(half), row-major; half >= F:
@@ -91,6 +146,13 @@ struct DenseRows {
       });
     }
   }
+
+ private:
+  struct EntriesOnce {
+    std::once_flag flag;
+    Entries entries;
+  };
+  std::shared_ptr<EntriesOnce> entries_once_ = std::make_shared<EntriesOnce>();
 };
 
 }  // namespace simkit::disco::detail

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <oneapi/tbb/parallel_for.h>
+
 namespace simkit {
 
 TopKLists::TopKLists(std::size_t rows_, std::size_t k_)
@@ -94,15 +96,18 @@ void merge_block_topk(const float* scores, std::size_t rows, std::size_t cols, s
 }
 
 void merge_topk(TopKLists& into, const TopKLists& from) {
-  TopKHeap heap(into.k);
-  for (std::size_t r = 0; r < into.rows; ++r) {
-    load_row(heap, into, r);
-    const auto s = from.row_scores(r);
-    const auto idx = from.row_indices(r);
-    for (std::size_t i = 0; i < from.k && idx[i] != kNoIndex; ++i)
-      if (heap.accepts(s[i], idx[i])) heap.push(s[i], idx[i]);
-    heap.write_sorted(into.scores.data() + r * into.k, into.indices.data() + r * into.k);
-  }
+  // Rows are independent: merged on all cores (a few thousand rows a task).
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, into.rows, 2048), [&](const auto& range) {
+    TopKHeap heap(into.k);
+    for (std::size_t r = range.begin(); r < range.end(); ++r) {
+      load_row(heap, into, r);
+      const auto s = from.row_scores(r);
+      const auto idx = from.row_indices(r);
+      for (std::size_t i = 0; i < from.k && idx[i] != kNoIndex; ++i)
+        if (heap.accepts(s[i], idx[i])) heap.push(s[i], idx[i]);
+      heap.write_sorted(into.scores.data() + r * into.k, into.indices.data() + r * into.k);
+    }
+  });
 }
 
 TopKLists topk_reference(const float* scores, std::size_t rows, std::size_t cols, std::size_t k) {

@@ -82,20 +82,28 @@ struct Searcher::Impl {
     };
     run_parts(parts.size(), run_part);  // a thread a GPU
     last_ms = *std::max_element(ms.begin(), ms.end());
-    TopKLists out(queries, k);
+    // Each part's lists in model rows, k wide, merged.
+    std::optional<TopKLists> out;
     for (std::size_t p = 0; p < parts.size(); ++p) {
-      if (found[p].rows == 0) continue;
-      TopKLists widened(queries, k);  // the part's lists in model rows, k wide
-      for (std::size_t q = 0; q < queries; ++q)
-        for (std::size_t i = 0; i < found[p].k; ++i) {
-          const std::uint32_t row = found[p].row_indices(q)[i];
-          if (row == kNoIndex) break;
-          widened.scores[q * k + i] = found[p].row_scores(q)[i];
-          widened.indices[q * k + i] = static_cast<std::uint32_t>(row + parts[p]->rows.begin);
+      TopKLists& part = found[p];
+      if (part.rows == 0) continue;
+      if (const std::size_t first = parts[p]->rows.begin; first > 0)
+        for (std::uint32_t& row : part.indices)
+          if (row != kNoIndex) row = static_cast<std::uint32_t>(row + first);
+      if (part.k != k) {  // a part of fewer than k rows
+        TopKLists widened(queries, k);
+        for (std::size_t q = 0; q < queries; ++q) {
+          std::copy_n(part.row_scores(q).begin(), part.k, widened.scores.begin() + q * k);
+          std::copy_n(part.row_indices(q).begin(), part.k, widened.indices.begin() + q * k);
         }
-      merge_topk(out, widened);
+        part = std::move(widened);
+      }
+      if (out)
+        merge_topk(*out, part);
+      else
+        out = std::move(part);
     }
-    return out;
+    return out ? std::move(*out) : TopKLists(queries, k);
   }
 
   // The k best rows of every direction over the whole model: on rank 0; elsewhere empty.

@@ -67,18 +67,20 @@ TopKLists search_cpu(const CpuIndex& index, const float* directions, std::size_t
 
 TopKLists in_final_order(const TopKLists& listed, const std::vector<float>& scores, std::size_t k) {
   TopKLists out(listed.rows, k);
-  std::vector<std::pair<float, std::uint32_t>> entries;
-  for (std::size_t r = 0; r < listed.rows; ++r) {
-    entries.clear();
-    for (std::size_t c = 0; c < listed.filled(r); ++c)
-      entries.emplace_back(scores[r * listed.k + c], listed.indices[r * listed.k + c]);
-    std::sort(entries.begin(), entries.end(),
-              [](const auto& a, const auto& b) { return ranks_before(a.first, a.second, b.first, b.second); });
-    for (std::size_t c = 0; c < std::min(k, entries.size()); ++c) {
-      out.scores[r * k + c] = entries[c].first;
-      out.indices[r * k + c] = entries[c].second;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, listed.rows, 1024), [&](const auto& range) {
+    std::vector<std::pair<float, std::uint32_t>> entries;
+    for (std::size_t r = range.begin(); r < range.end(); ++r) {
+      entries.clear();
+      for (std::size_t c = 0; c < listed.filled(r); ++c)
+        entries.emplace_back(scores[r * listed.k + c], listed.indices[r * listed.k + c]);
+      std::sort(entries.begin(), entries.end(),
+                [](const auto& a, const auto& b) { return ranks_before(a.first, a.second, b.first, b.second); });
+      for (std::size_t c = 0; c < std::min(k, entries.size()); ++c) {
+        out.scores[r * k + c] = entries[c].first;
+        out.indices[r * k + c] = entries[c].second;
+      }
     }
-  }
+  });
   return out;
 }
 

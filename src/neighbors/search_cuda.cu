@@ -537,7 +537,8 @@ TopKLists search_gpu(GpuIndex& index, const float* directions, std::size_t queri
   const TopKLists listed = index.engine.run(job, index).topk;
   index.directions = nullptr;
   if (device_ms != nullptr) *device_ms = index.engine.last_ms();
-  return in_exact_order(index, directions, listed, k);
+  // The engine's blocks of A left the whole batch in pinned memory (a fast upload).
+  return in_exact_order(index, index.model.rows > 0 ? index.pinned_directions.get() : directions, listed, k);
 }
 
 double gpu_setup_ms(const GpuIndex& index) { return index.setup; }

@@ -421,6 +421,37 @@ TEST(DiscoAllPairs, DenseColumnsAreTheMostCommonFeatures) {
   std::vector<std::uint32_t> scaled = want;
   for (std::uint32_t& f : scaled) f *= 9973;
   EXPECT_EQ(disco::dense_columns(spread, 77), scaled);
+  // Ids past a million but not far apart (a shared counter an id): the same choice, shifted.
+  disco::Model shifted = model;
+  for (std::uint32_t& f : shifted.features) f += 1u << 20;
+  for (std::uint32_t& f : want) f += 1u << 20;
+  EXPECT_EQ(disco::dense_columns(shifted, 77), want);
+}
+
+// Rows made ahead (prepare_rows, as the command line does while its GPU starts) and rows
+// whose feature ids are too far apart for a lookup table give the same lists.
+TEST(DiscoAllPairs, PreparedRowsAndFarApartIdsGiveTheSameLists) {
+  const disco::Model model = sample_model(test::quick() ? 150 : 300);
+  disco::AllPairsOptions options;
+  options.k = 6;
+  options.features = 120;
+  const TopKLists plain = disco::all_pairs(model, options);
+  const auto prepared = disco::prepare_rows(model, options, true);
+  ASSERT_NE(prepared, nullptr);
+  EXPECT_EQ(disco::columns_of(*prepared), 120u);
+  const TopKLists ahead = disco::all_pairs(model, options, nullptr, nullptr, prepared.get());
+  EXPECT_EQ(ahead.indices, plain.indices);
+  EXPECT_EQ(ahead.scores, plain.scores);
+  disco::AllPairsOptions other = options;  // rows made for other columns are not used
+  other.features = 60;
+  EXPECT_EQ(disco::all_pairs(model, other, nullptr, nullptr, prepared.get()).indices, disco::all_pairs(model, other).indices);
+  disco::Model spread = model;  // ids past 2^24: looked up by binary search
+  for (std::uint32_t& f : spread.features) f = f * 9973 + (1u << 24);
+  const TopKLists far = disco::all_pairs(spread, options);
+  EXPECT_EQ(far.indices, plain.indices);
+  EXPECT_EQ(far.scores, plain.scores);
+  options.form = disco::Form::sparse;
+  EXPECT_EQ(disco::prepare_rows(model, options, true), nullptr);
 }
 
 TEST(DiscoAllPairs, ReducedColumnsEqualAReducedModel) {

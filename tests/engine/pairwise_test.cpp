@@ -54,6 +54,11 @@ TEST(CpuPairwise, ResultDoesNotDependOnThreads) {
   test::expect_same_result(pairwise_cpu(job, test::dot_scorer(data)), many);
 }
 
+TEST(Threads, CoresAllowedAreAmongTheOnlineCores) {
+  EXPECT_GE(cores_allowed(), 1u);
+  EXPECT_LE(cores_allowed(), cores_online());
+}
+
 TEST(CpuPairwise, RefusesMismatchedSymmetricJob) {
   PairwiseJob job{.rows_a = 3, .rows_b = 4, .k = 1, .symmetric = true};
   EXPECT_THROW(pairwise_cpu(job, [](RowRange, RowRange, float*, std::size_t) {}), UsageError);

@@ -71,6 +71,24 @@ TEST(TopK, BlockMergesEqualOneSort) {
   expect_equal(merged, topk_reference(scores.data(), rows, cols, k));
 }
 
+TEST(TopK, MergedListsEqualOneSortOnManyRows) {
+  // Enough rows that merge_topk splits them among threads; columns in two halves whose
+  // lists are merged (as the workers of several GPUs are), with ties across the halves.
+  test::Random random;
+  const std::size_t rows = 5000, cols = 60, k = 7;
+  const std::vector<float> scores = random.small_integers(rows * cols, 0, 9);
+  TopKLists left(rows, k), right(rows, k);
+  std::vector<float> half(rows * cols / 2);
+  for (const std::size_t first : {std::size_t{0}, cols / 2}) {
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols / 2; ++c) half[r * cols / 2 + c] = scores[r * cols + first + c];
+    merge_block_topk(half.data(), rows, cols / 2, cols / 2, 0, static_cast<std::uint32_t>(first), false,
+                     first == 0 ? left : right);
+  }
+  merge_topk(right, left);
+  expect_equal(right, topk_reference(scores.data(), rows, cols, k));
+}
+
 TEST(TopK, SkipDiagonal) {
   const std::vector<float> scores = {5, 1, 1, 5};  // 2 x 2, diagonal best
   TopKLists lists(2, 1);

@@ -3,7 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
 
+#include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include "simkit/cluster.hpp"
@@ -25,6 +30,26 @@ void add_common_options(CLI::App& command, CommonOptions& options) {
   command.add_flag("--timings", options.timings, "print timings on standard error");
 }
 
+namespace {
+
+// Seconds since this process started (its libraries loaded, MPI started): from the
+// kernel's start time of the process, in clock ticks since boot; 0 where unknown.
+double process_age() {
+  std::ifstream stat("/proc/self/stat"), uptime("/proc/uptime");
+  std::string line;
+  double up = 0;
+  if (!std::getline(stat, line) || !(uptime >> up)) return 0;
+  // Field 22 (starttime) counts from the field after the command's closing parenthesis.
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i) {}
+  const long ticks = sysconf(_SC_CLK_TCK);
+  const double started = ticks > 0 ? std::strtod(field.c_str(), nullptr) / static_cast<double>(ticks) : up;
+  return std::max(0.0, up - started);
+}
+
+}  // namespace
+
 Context make_context(const CommonOptions& options, bool resolve) {
   Context context;
   context.device.name = "cpu";
@@ -32,6 +57,13 @@ Context make_context(const CommonOptions& options, bool resolve) {
   if (!options.memory_budget.empty()) context.memory_budget = parse_byte_size(options.memory_budget);
   context.timings = options.timings;
   context.threads = std::make_unique<ThreadLimit>(options.threads);
+  if (options.timings) note(fmt::format("timing: the command began {:.3f} s after the process started", process_age()));
+  // OpenMPI binds each rank to one core when it starts two or fewer: the rank's host work
+  // (reading, building rows, merging, writing) then runs on that core alone.
+  if (options.timings && cluster::size() > 1 && cores_allowed() == 1 && cores_online() > 2 * cluster::local_size())
+    note(fmt::format("timing: rank 0 may run on 1 of the {} cores of {} (the launcher binds each rank to a core); "
+                     "mpirun --bind-to none (or --map-by slot:PE=N) gives the ranks more",
+                     cores_online(), cluster::host_name()));
   set_progress_enabled(!options.quiet && ::isatty(STDERR_FILENO) && cluster::root());
   return context;
 }

@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "simkit/cluster.hpp"
 #include "simkit/device.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::cli {
 
@@ -14,7 +15,10 @@ namespace {
 
 // This process's devices, a line each.
 std::string device_lines() {
-  std::string out = fmt::format("cpu\t{} threads\n", max_threads());
+  std::string out = fmt::format("cpu\t{} threads", max_threads());
+  if (const std::size_t allowed = cores_allowed(), online = cores_online(); allowed < online)
+    out += fmt::format(" (bound to {} of {} cores)", allowed, online);
+  out += "\n";
   if (!cuda_built()) return out + "cuda\tnot built (this simkit has no CUDA paths)\n";
   const int count = cuda_device_count();
   if (count == 0) out += "cuda\tno GPU or no driver\n";

@@ -136,6 +136,15 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
                                                                static_cast<double>(std::max<std::size_t>(model.size(), 1));
   const double words = static_cast<double>(model.size());
   const bool gpu_pays_off = words * words * columns >= kDiscoGpuWork;
+  // The dense rows need only the model: made on all cores while the GPU finishes starting.
+  const auto prepare_start = std::chrono::steady_clock::now();
+  const bool gpu_likely = device.started() && (parse_device(options.common.device).kind != DeviceSpec::Kind::Auto ||
+                                               gpu_pays_off);
+  const std::shared_ptr<const disco::PreparedRows> prepared =
+      disco::prepare_rows(model, all_pairs_options(options, model.size(), context.memory_budget), gpu_likely);
+  if (context.timings && prepared)
+    note(fmt::format("timing: dense rows made in {:.3f} s{}", seconds_since(prepare_start),
+                     gpu_likely ? " while the GPU started" : ""));
   const auto wait_start = std::chrono::steady_clock::now();
   if (parse_device(options.common.device).kind == DeviceSpec::Kind::Auto && !gpu_pays_off)
     context.device = device_for_job(options.common, false);  // the CPU
@@ -156,13 +165,14 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
   double device_ms = -1;
   {
     Progress progress("pairs", model.size() * (model.size() - (model.size() > 0)) / 2, "pairs");
-    lists = disco::all_pairs(model, all, &progress, &device_ms);
+    lists = disco::all_pairs(model, all, &progress, &device_ms, prepared.get());
   }
   if (context.timings)
     note(fmt::format("timing: all pairs of {} words ({} form{}) on {} in {:.3f} s{}", model.size(), options.form,
-                     all.form == disco::Form::dense ? fmt::format(", {} columns", disco::dense_columns(model, all.features).size()) : "",
+                     prepared ? fmt::format(", {} columns", disco::columns_of(*prepared)) : "",
                      all.device >= 0 ? context.device.name : "cpu", seconds_since(start),
                      device_ms >= 0 ? fmt::format(" ({:.1f} ms on the device)", device_ms) : ""));
+  const auto writing = std::chrono::steady_clock::now();
   OutputFile out(options.output, cluster::root());
   fmt::memory_buffer text;
   const auto flush = [&](bool last) {
@@ -194,6 +204,7 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
   }
   flush(true);
   out.commit();
+  if (context.timings) note(fmt::format("timing: lists written in {:.3f} s", seconds_since(writing)));
   return kExitOk;
 }
 

@@ -124,30 +124,13 @@ class DenseScorer final : public gpu::BlockScorer {
       low_ = cuda::DeviceBuffer<float>(model.size() * pitch);
       SIMKIT_CUDA_CHECK(cudaMemset(low_.get(), 0, low_.size() * sizeof(float)));
     }
-    // Each word's entries among the columns, gathered on all cores: counted, then placed.
-    std::vector<std::uint64_t> offsets(model.size() + 1, 0);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.size(), 256), [&](const auto& range) {
-      for (std::size_t w = range.begin(); w < range.end(); ++w) {
-        std::uint64_t n = 0;
-        rows.each(model, w, [&](std::size_t, float) { ++n; });
-        offsets[w + 1] = n;
-      }
-    });
-    std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-    std::vector<std::uint32_t> columns(offsets.back());
-    std::vector<float> values(offsets.back());
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.size(), 256), [&](const auto& range) {
-      for (std::size_t w = range.begin(); w < range.end(); ++w) {
-        std::uint64_t at = offsets[w];
-        rows.each(model, w, [&](std::size_t c, float mi) {
-          columns[at] = static_cast<std::uint32_t>(c);
-          values[at++] = rows.scaled(w, mi);
-        });
-      }
-    });
-    const auto d_offsets = cuda::to_device(offsets.data(), offsets.size());
-    const auto d_columns = cuda::to_device(columns.data(), columns.size());
-    const auto d_values = cuda::to_device(values.data(), values.size());
+    // Each word's entries among the columns (gathered once a process).
+    const auto started = std::chrono::steady_clock::now();
+    const DenseRows::Entries& entries = rows.entries(model);
+    const auto gathered = std::chrono::steady_clock::now();
+    const auto d_offsets = cuda::to_device(entries.offsets.data(), entries.offsets.size());
+    const auto d_columns = cuda::to_device(entries.columns.data(), entries.columns.size());
+    const auto d_values = cuda::to_device(entries.values.data(), entries.values.size());
     scatter_rows<<<static_cast<unsigned>(std::min<std::size_t>(std::max<std::size_t>(model.size(), 1), 65535)), 128>>>(
         d_offsets.get(), d_columns.get(), d_values.get(), model.size(), pitch, !rows.cosine, resident_.get(),
         split_ ? low_.get() : nullptr);
@@ -159,6 +142,10 @@ class DenseScorer final : public gpu::BlockScorer {
       resident_ = cuda::DeviceBuffer<float>();
     }
     SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
+      std::fprintf(stderr, "disco: rows on the GPU: entries %.1f ms (%zu), upload and scatter %.1f ms\n",
+                   std::chrono::duration<double, std::milli>(gathered - started).count(), entries.values.size(),
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gathered).count());
   }
 
   bool resident() const { return resident_.size() > 0 || half_.size() > 0; }

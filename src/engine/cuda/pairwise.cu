@@ -50,6 +50,23 @@ bool fused_enabled() {
   return env == nullptr || std::strcmp(env, "0") != 0;
 }
 
+// Candidates a row expects a launch of the fused path: SIMKIT_GPU_FUSED_EXPECTED (for
+// tuning), else kFusedExpected.
+std::size_t fused_expected() {
+  static const std::size_t value = [] {
+    const char* env = std::getenv("SIMKIT_GPU_FUSED_EXPECTED");
+    return env != nullptr && *env != '\0' ? std::max<std::size_t>(1, std::strtoull(env, nullptr, 10)) : kFusedExpected;
+  }();
+  return value;
+}
+
+// Rows of A a block: SIMKIT_GPU_ROWS_A (for tuning), else kPreferredA.
+std::size_t preferred_rows_a() {
+  if (const char* env = std::getenv("SIMKIT_GPU_ROWS_A"); env != nullptr && *env != '\0')
+    return std::max<std::size_t>(1, std::strtoull(env, nullptr, 10));
+  return kPreferredA;
+}
+
 // Largest score tile: SIMKIT_GPU_TILE_MB, else the scorer's preference, else small enough
 // to stay in the L2 cache between scoring and selection.
 std::size_t tile_cap_bytes(const BlockScorer& scorer) {
@@ -99,7 +116,7 @@ Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device, bo
                          " is too small for this job: it needs at least ", format_byte_size(minimum)));
   const std::size_t available = budget - fixed;
 
-  detail::BlockSizes sizes = detail::block_sizes(job, tile_cap_bytes(scorer) / sizeof(float), kPreferredA);
+  detail::BlockSizes sizes = detail::block_sizes(job, tile_cap_bytes(scorer) / sizeof(float), preferred_rows_a());
   while (need(sizes.a, sizes.b) > available) {
     if (job.symmetric) {
       sizes.a = sizes.b = std::max<std::size_t>(1, sizes.a / 2);
@@ -272,8 +289,11 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bo
       // The first block of B set this block of A's bars; the rest of B is offered.
       if (rb.begin == tb)
         for (std::size_t first = tb; first < job.rows_b;) {
-          const std::size_t growth = std::max<std::size_t>(2, kFusedExpected / static_cast<std::size_t>(plan.width));
-          const RowRange chunk{first, std::min(job.rows_b, first * (growth + 1))};
+          const std::size_t growth = std::max<std::size_t>(2, fused_expected() / static_cast<std::size_t>(plan.width));
+          // A remainder shorter than this chunk joins it: one launch and merge fewer.
+          std::size_t end = first * (growth + 1);
+          if (job.rows_b - std::min(job.rows_b, end) < end - first) end = job.rows_b;
+          const RowRange chunk{first, end};
           first = chunk.end;
           scorer.offer_candidates(a_ptr, ra, chunk, state.scores, state.indices, plan.width, lists, cs);
           cuda::merge_candidates(lists, ra.size(), ra.begin, state, overflow.get(), cs);
