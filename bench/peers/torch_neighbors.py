@@ -3,12 +3,13 @@
 seed's size, one query and batches, at fp32 / tf32 / fp16 / bf16. Timed with CUDA
 events after warm-up, median of fresh random queries. Runs on the GPU machine.
 With --gpus N the model's rows are split over N GPUs, each shard's top k taken on
-its GPU and the N lists merged on the first (the host clock times the whole call then,
-after a synchronize of every GPU).
+its GPU (a host thread a GPU) and the N lists merged on the first (the host clock
+times the whole call then, after a synchronize of every GPU).
 
 Usage: torch_neighbors.py [--rows N] [--dim D] [--batch B] [--gpus N] [--precisions a,b] [--json OUT]
 """
 import argparse
+import concurrent.futures
 import json
 import statistics
 import time
@@ -47,9 +48,13 @@ def timed_wall(fn, reps, warmup, devices):
     return statistics.median(times)
 
 
-def sharded_topk(q, shards, offsets, k):
-    """Each shard's top k on its own GPU, the lists merged on the first GPU."""
-    parts = [torch.topk(q.to(e.device, non_blocking=True) @ e.T, min(k, e.shape[0])) for e in shards]
+def sharded_topk(q, shards, offsets, k, pool):
+    """Each shard's top k on its own GPU (a host thread a GPU, as topk may wait for its
+    device), the lists merged on the first GPU."""
+    def one(e):
+        with torch.cuda.device(e.device):
+            return torch.topk(q.to(e.device, non_blocking=True) @ e.T, min(k, e.shape[0]))
+    parts = list(pool.map(one, shards))
     first = q.device
     scores = torch.cat([p.values.to(first) for p in parts], dim=1)
     rows = torch.cat([(p.indices + off).to(first) for p, off in zip(parts, offsets)], dim=1)
@@ -126,12 +131,15 @@ def main_sharded(a):
         batches = [unit(a.batch, a.dim, dtype, gen) for _ in range(3)]
         state = {"i": 0}
 
+        pool = concurrent.futures.ThreadPoolExecutor(a.gpus)
+
         def many():
             q = batches[state["i"] % len(batches)]
             state["i"] += 1
-            return sharded_topk(q, shards, bounds[:-1], a.k)
+            return sharded_topk(q, shards, bounds[:-1], a.k, pool)
 
         batch_ms = timed_wall(many, a.batch_reps, 2, devices)
+        pool.shutdown()
         results.append({"precision": name, "batch_ms": batch_ms, "queries_per_s": a.batch / (batch_ms / 1e3)})
         print(f"torch {name} on {a.gpus} GPUs: batch of {a.batch} {batch_ms:.2f} ms = "
               f"{a.batch / (batch_ms / 1e3):.0f} queries/s", flush=True)

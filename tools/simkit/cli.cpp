@@ -85,7 +85,8 @@ void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::fun
       try {
         if (found.cuda && prepare) {
           if (found.indices.empty()) prepare(found.index);
-          for (const int index : found.indices) prepare(index);
+          // Each GPU's context made at the same time (a thread a GPU), not one after another.
+          run_parts(found.indices.size(), [&](std::size_t i) { prepare(found.indices[i]); });
         }
       } catch (const Failure&) {
         if (parse_device(common.device).kind != DeviceSpec::Kind::Auto) throw;
