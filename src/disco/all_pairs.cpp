@@ -42,18 +42,21 @@ std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t feature
       },
       [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
   std::vector<std::pair<std::uint32_t, std::uint32_t>> all;  // (feature, words having it)
-  if (largest < (1u << 20)) {
-    // Few ids: a count each per thread (shared counters of common features would make
-    // every thread wait on the same cache lines), summed.
+  const std::size_t ids = static_cast<std::size_t>(largest) + 1;
+  if (ids * max_threads() <= model.features.size() + (std::size_t{1} << 20)) {
+    // Few ids for the entries: a count each per thread (shared counters of common features
+    // would make every thread wait on the same cache lines), summed id range by id range.
     tbb::enumerable_thread_specific<std::vector<std::uint32_t>> counts(
-        [&] { return std::vector<std::uint32_t>(static_cast<std::size_t>(largest) + 1, 0); });
+        [&] { return std::vector<std::uint32_t>(ids, 0); });
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), [&](const auto& range) {
       std::vector<std::uint32_t>& mine = counts.local();
       for (std::size_t i = range.begin(); i < range.end(); ++i) ++mine[model.features[i]];
     });
-    std::vector<std::uint32_t> words_having(static_cast<std::size_t>(largest) + 1, 0);
-    for (const std::vector<std::uint32_t>& mine : counts)
-      for (std::size_t f = 0; f < mine.size(); ++f) words_having[f] += mine[f];
+    std::vector<std::uint32_t> words_having(ids, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ids, 1 << 14), [&](const auto& range) {
+      for (const std::vector<std::uint32_t>& mine : counts)
+        for (std::size_t f = range.begin(); f < range.end(); ++f) words_having[f] += mine[f];
+    });
     for (std::uint32_t f = 0; f <= largest; ++f)
       if (words_having[f] > 0) all.emplace_back(f, words_having[f]);
   } else if (largest <= 4 * model.features.size() + (1u << 20)) {
@@ -187,13 +190,14 @@ void prepare_gpu(const AllPairsOptions& options, int device) {
 }
 
 struct PreparedRows {
-  std::size_t features = 0;  // the options' features the rows were made for
+  const Model* model = nullptr;  // the model and the options' features the rows were made for
+  std::size_t features = 0;
   detail::DenseRows rows;
 };
 
 std::shared_ptr<const PreparedRows> prepare_rows(const Model& model, const AllPairsOptions& options, bool for_gpu) {
   if (options.form == Form::sparse) return nullptr;
-  auto prepared = std::make_shared<PreparedRows>(PreparedRows{options.features, detail::DenseRows(model, options.features)});
+  auto prepared = std::make_shared<PreparedRows>(PreparedRows{&model, options.features, detail::DenseRows(model, options.features)});
   if (for_gpu) prepared->rows.entries(model);
   return prepared;
 }
@@ -224,7 +228,7 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   std::optional<detail::DenseRows> dense;
   const detail::DenseRows* rows = nullptr;
   if (options.form != Form::sparse) {
-    if (prepared != nullptr && prepared->features == options.features) {
+    if (prepared != nullptr && prepared->model == &model && prepared->features == options.features) {
       rows = &prepared->rows;
     } else {
       rows = &dense.emplace(model, options.features);

@@ -12,6 +12,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "simkit/disco.hpp"
+#include "simkit/error.hpp"
 
 namespace simkit::disco::detail {
 
@@ -103,6 +104,7 @@ struct DenseRows {
     std::vector<float> values;
   };
   const Entries& entries(const Model& m) const {
+    if (!entries_once_) throw Failure("internal: the entries of moved dense rows");
     std::call_once(entries_once_->flag, [&] {
       Entries& e = entries_once_->entries;
       e.offsets.assign(m.size() + 1, 0);
@@ -152,6 +154,7 @@ struct DenseRows {
     std::once_flag flag;
     Entries entries;
   };
+  // Shared by copies (the same rows); null once moved from.
   std::shared_ptr<EntriesOnce> entries_once_ = std::make_shared<EntriesOnce>();
 };
 

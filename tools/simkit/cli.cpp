@@ -40,12 +40,15 @@ double process_age() {
   double up = 0;
   if (!std::getline(stat, line) || !(uptime >> up)) return 0;
   // Field 22 (starttime) counts from the field after the command's closing parenthesis.
-  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  const std::size_t name_end = line.rfind(')');
+  if (name_end == std::string::npos || name_end + 2 > line.size()) return 0;
+  std::istringstream rest(line.substr(name_end + 2));
   std::string field;
-  for (int i = 3; i <= 22 && rest >> field; ++i) {}
+  int at = 2;
+  while (at < 22 && rest >> field) ++at;
   const long ticks = sysconf(_SC_CLK_TCK);
-  const double started = ticks > 0 ? std::strtod(field.c_str(), nullptr) / static_cast<double>(ticks) : up;
-  return std::max(0.0, up - started);
+  if (at != 22 || ticks <= 0) return 0;
+  return std::max(0.0, up - std::strtod(field.c_str(), nullptr) / static_cast<double>(ticks));
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
   const auto prepare_start = std::chrono::steady_clock::now();
   const bool gpu_likely = device.started() && (parse_device(options.common.device).kind != DeviceSpec::Kind::Auto ||
                                                gpu_pays_off);
-  const std::shared_ptr<const disco::PreparedRows> prepared =
+  std::shared_ptr<const disco::PreparedRows> prepared =
       disco::prepare_rows(model, all_pairs_options(options, model.size(), context.memory_budget), gpu_likely);
   if (context.timings && prepared)
     note(fmt::format("timing: dense rows made in {:.3f} s{}", seconds_since(prepare_start),
@@ -167,9 +167,11 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
     Progress progress("pairs", model.size() * (model.size() - (model.size() > 0)) / 2, "pairs");
     lists = disco::all_pairs(model, all, &progress, &device_ms, prepared.get());
   }
+  const std::size_t dense_width = prepared ? disco::columns_of(*prepared) : 0;
+  prepared.reset();  // the rows' entries are not needed for writing
   if (context.timings)
     note(fmt::format("timing: all pairs of {} words ({} form{}) on {} in {:.3f} s{}", model.size(), options.form,
-                     prepared ? fmt::format(", {} columns", disco::columns_of(*prepared)) : "",
+                     all.form == disco::Form::dense ? fmt::format(", {} columns", dense_width) : "",
                      all.device >= 0 ? context.device.name : "cpu", seconds_since(start),
                      device_ms >= 0 ? fmt::format(" ({:.1f} ms on the device)", device_ms) : ""));
   const auto writing = std::chrono::steady_clock::now();

@@ -35,8 +35,9 @@ constexpr std::size_t kPreferredA = 1024;  // rows of A per block: a GEMM's wort
 // Fused path (scorer.offer_candidates): candidate slots per row of A, and the shapes it
 // serves (batches; top-k lists short enough that few scores beat the bar once the first
 // block of B has set it). Each launch offers at most (kFusedExpected / width) times the
-// rows seen so far, so a row expects about kFusedExpected candidates (random data), far
-// below the capacity, and the bars rise between launches. Long launches keep the
+// rows seen so far (twice that for the last, which takes a shorter remainder with it), so
+// a row expects about kFusedExpected candidates (random data), far below the capacity,
+// and the bars rise between launches. Long launches keep the
 // kernel's pipeline full but offer more candidates, which cost time in its epilogue:
 // at k = 10 (width 16), 4 times the rows seen measured faster than 16 on an H100
 // (bench/results/neighbors.md, tuning notes).
@@ -50,22 +51,21 @@ bool fused_enabled() {
   return env == nullptr || std::strcmp(env, "0") != 0;
 }
 
-// Candidates a row expects a launch of the fused path: SIMKIT_GPU_FUSED_EXPECTED (for
-// tuning), else kFusedExpected.
-std::size_t fused_expected() {
-  static const std::size_t value = [] {
-    const char* env = std::getenv("SIMKIT_GPU_FUSED_EXPECTED");
-    return env != nullptr && *env != '\0' ? std::max<std::size_t>(1, std::strtoull(env, nullptr, 10)) : kFusedExpected;
-  }();
-  return value;
+// A positive whole number from environment variable `name` (a tuning knob), or
+// `otherwise` when it is unset or not such a number.
+std::size_t tuning_value(const char* name, std::size_t otherwise) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env < '1' || *env > '9') return otherwise;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(env, &end, 10);
+  return *end == '\0' ? static_cast<std::size_t>(value) : otherwise;
 }
 
-// Rows of A a block: SIMKIT_GPU_ROWS_A (for tuning), else kPreferredA.
-std::size_t preferred_rows_a() {
-  if (const char* env = std::getenv("SIMKIT_GPU_ROWS_A"); env != nullptr && *env != '\0')
-    return std::max<std::size_t>(1, std::strtoull(env, nullptr, 10));
-  return kPreferredA;
-}
+// Candidates a row expects a launch of the fused path (SIMKIT_GPU_FUSED_EXPECTED tunes it).
+std::size_t fused_expected() { return tuning_value("SIMKIT_GPU_FUSED_EXPECTED", kFusedExpected); }
+
+// Rows of A a block (SIMKIT_GPU_ROWS_A tunes it).
+std::size_t preferred_rows_a() { return tuning_value("SIMKIT_GPU_ROWS_A", kPreferredA); }
 
 // Largest score tile: SIMKIT_GPU_TILE_MB, else the scorer's preference, else small enough
 // to stay in the L2 cache between scoring and selection.
