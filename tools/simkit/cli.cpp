@@ -63,7 +63,7 @@ Context make_context(const CommonOptions& options, bool resolve) {
   if (options.timings) note(fmt::format("timing: the command began {:.3f} s after the process started", process_age()));
   // OpenMPI binds each rank to one core when it starts two or fewer: the rank's host work
   // (reading, building rows, merging, writing) then runs on that core alone.
-  if (options.timings && cluster::size() > 1 && cores_allowed() == 1 && cores_online() > 2 * cluster::local_size())
+  if (options.timings && cluster::size() > 1 && cores_allowed() == 1 && cores_online() > 2 * static_cast<std::size_t>(std::max(cluster::local_size(), 1)))
     note(fmt::format("timing: rank 0 may run on 1 of the {} cores of {} (the launcher binds each rank to a core); "
                      "mpirun --bind-to none (or --map-by slot:PE=N) gives the ranks more",
                      cores_online(), cluster::host_name()));
