@@ -64,10 +64,19 @@ three_ways() {
 if [[ $jobs == *" neighbors "* || $jobs == *" neighbors16 "* ]]; then
   # The seed's model size, 2,196,016 x 300 unit vectors, and 8,192 queries of its words.
   [ -f "$data/glove.skv" ] || "$bin/simkit_bench_neighbors" --write-model "$data/glove.skv" --check 8192 2> "$out/data_neighbors.log"
-  [[ $jobs == *" neighbors "* ]] && three_ways neighbors "$data/glove.skv.queries" "quer" \
-    neighbors --model "$data/glove.skv" --batch 8192 --format tsv
-  [[ $jobs == *" neighbors16 "* ]] && three_ways neighbors16 "$data/glove.skv.queries" "quer" \
-    neighbors --model "$data/glove.skv" --batch 8192 --format tsv --precision fp16
+  # all: --gpu-split auto (each GPU the whole model, a share of the queries: it fits);
+  # all-rows: each GPU half the model, as the ranks of mpi hold it.
+  if [[ $jobs == *" neighbors "* ]]; then
+    three_ways neighbors "$data/glove.skv.queries" "quer" neighbors --model "$data/glove.skv" --batch 8192 --format tsv
+    run neighbors all-rows "$gpus" "$data/glove.skv.queries" "quer" -- simkit neighbors --model "$data/glove.skv" \
+      --batch 8192 --format tsv --device cuda:all --gpu-split rows
+  fi
+  if [[ $jobs == *" neighbors16 "* ]]; then
+    three_ways neighbors16 "$data/glove.skv.queries" "quer" \
+      neighbors --model "$data/glove.skv" --batch 8192 --format tsv --precision fp16
+    run neighbors16 all-rows "$gpus" "$data/glove.skv.queries" "quer" -- simkit neighbors --model "$data/glove.skv" \
+      --batch 8192 --format tsv --precision fp16 --device cuda:all --gpu-split rows
+  fi
 fi
 
 if [[ $jobs == *" neighbors-warm "* ]]; then
@@ -75,10 +84,13 @@ if [[ $jobs == *" neighbors-warm "* ]]; then
   # queries over the seed's model size on GPU 0 and on every GPU of one process, each
   # batch's whole call timed on the host (the GPUs' lists merged included); then what a
   # user would write in PyTorch, the model's rows split over the GPUs, on 1 and on all.
-  for way in one all; do
-    dev=cuda:0
-    [ "$way" = all ] && dev=cuda:all
-    SIMKIT_ENGINE_STATS=${DIST_ENGINE_STATS:-} "$bin/simkit_bench_neighbors" --device "$dev" --precisions fp32,fp16 \
+  # all: --gpu-split auto (replicas, the batch shared by queries); all-rows: shards.
+  for way in one all all-rows; do
+    dev=cuda:0 split=auto
+    [ "$way" != one ] && dev=cuda:all
+    [ "$way" = all-rows ] && split=rows
+    SIMKIT_ENGINE_STATS=${DIST_ENGINE_STATS:-} "$bin/simkit_bench_neighbors" --device "$dev" --gpu-split "$split" \
+      --precisions fp32,fp16 \
       --batch 8192 --check 256 --single-reps 5 --batch-reps 10 --skip-ceilings --skip-tiles \
       --json "$out/neighbors_warm_$way.json" > "$out/neighbors_warm_$way.txt" 2> "$out/neighbors_warm_$way.log" ||
       { echo "neighbors-warm $way: exit $?"; failed=1; }

@@ -74,11 +74,12 @@ int main(int argc, char** argv) {
   std::size_t rows = 2'196'016, dim = 300, k = 10, batch = 1024, single_reps = 50, batch_reps = 10, check = 64;
   std::size_t threads = 0;
   bool skip_ceilings = false, skip_tiles = false;
-  std::string write_model;
+  std::string write_model, gpu_split = "auto";
   app.add_option("--write-model", write_model,
                  "write the synthetic model (.skv) and its words' first --check as queries to FILE.queries, then stop");
   app.add_option("--device", device_name);
   app.add_option("--precisions", precisions, "comma-separated (GPU)");
+  app.add_option("--gpu-split", gpu_split, "several GPUs: auto, rows or queries (as simkit neighbors)");
   app.add_option("--rows", rows);
   app.add_option("--dim", dim);
   app.add_option("-k", k);
@@ -145,8 +146,9 @@ int main(int argc, char** argv) {
     options.k = k;
     options.device = device;
     options.precision = neighbors::parse_precision(name);
+    options.gpu_split = neighbors::parse_gpu_split(gpu_split);
     neighbors::Searcher searcher(model, options);
-    nlohmann::json r{{"precision", name}, {"setup_ms", searcher.setup_ms()}};
+    nlohmann::json r{{"precision", name}, {"setup_ms", searcher.setup_ms()}, {"replicated", searcher.replicated()}};
 
     if (device.cuda && check > 0) {
       if (!cpu_reference) {

@@ -131,11 +131,25 @@ enum class Precision { Fp32, Tf32, Fp16, Bf16 };
 Precision parse_precision(std::string_view name);
 std::string_view precision_name(Precision precision);
 
+// How N GPUs (of one process, or of every rank under mpirun) share a batch, as FAISS's
+// shards and replicas do. Rows: each GPU holds 1/N of the model and scores every query
+// against it, and the lists are merged (what a model larger than one GPU needs).
+// Queries: each GPU holds the whole model and answers 1/N of the batch (no merge, and no
+// share of the costs a GPU pays a batch whatever its rows); a batch of fewer than
+// kQueriesPerGpu queries a GPU is still shared by rows (of the model they all hold).
+// Automatic: Queries where the model takes at most half of every GPU's free memory, Rows
+// otherwise. The CPU's workers always share by rows.
+enum class GpuSplit { Automatic, Rows, Queries };
+GpuSplit parse_gpu_split(std::string_view name);
+std::string_view gpu_split_name(GpuSplit split);
+inline constexpr std::size_t kQueriesPerGpu = 1024;
+
 struct SearchOptions {
   std::size_t k = 10;
   Device device;                   // CPU or CUDA device
   Precision precision = Precision::Fp32;  // GPU only; the CPU always computes in fp32
   std::size_t memory_budget = 0;   // bytes; 0 = automatic
+  GpuSplit gpu_split = GpuSplit::Automatic;  // several GPUs only
 };
 
 struct Match {
@@ -147,9 +161,9 @@ struct Match {
 // k rows best first (ties: lower row first), without the query's own words.
 // The model's rows are shared out among the run's workers: each GPU of
 // options.device.indices (on a GPU: its rows uploaded once), or the CPU, in each process
-// under mpirun (include/simkit/cluster.hpp); so N GPUs hold 1/N of the model each. Every
-// rank calls search() with the same queries; the answers come back on rank 0 (the other
-// ranks get empty lists).
+// under mpirun (include/simkit/cluster.hpp); so N GPUs hold 1/N of the model each, unless
+// options.gpu_split gives every GPU the whole model (replicas, see GpuSplit). Every rank calls search() with the same queries; the answers come back on
+// rank 0 (the other ranks get empty lists). The answers are the same whatever the split.
 class Searcher {
  public:
   Searcher(const Model& model, const SearchOptions& options);
@@ -172,6 +186,8 @@ class Searcher {
   double last_search_ms() const;
   // Milliseconds spent preparing the model on the device (upload and conversion).
   double setup_ms() const;
+  // Whether every GPU holds the whole model (GpuSplit).
+  bool replicated() const;
 
  private:
   struct Impl;

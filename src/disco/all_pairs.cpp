@@ -3,10 +3,7 @@
 // scores or PPMI's cosines (disco/dense.hpp).
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <numeric>
 #include <optional>
@@ -19,6 +16,7 @@
 #include <cblas.h>
 
 #include "core/blas_kernel.hpp"
+#include "core/phase_clock.hpp"
 #include "disco/dense.hpp"
 #include "disco/gpu.hpp"
 #include "simkit/cluster.hpp"
@@ -217,14 +215,7 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   std::vector<int> gpus = options.devices;
   if (gpus.empty() && options.device >= 0) gpus.push_back(options.device);
   const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
-  const bool stats = std::getenv("SIMKIT_ENGINE_STATS") != nullptr;
-  auto started = std::chrono::steady_clock::now();
-  const auto ms_since = [&started] {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - started).count();
-    started = now;
-    return ms;
-  };
+  PhaseClock clock("disco");
   std::optional<detail::DenseRows> dense;
   const detail::DenseRows* rows = nullptr;
   if (options.form != Form::sparse) {
@@ -232,12 +223,12 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
       rows = &prepared->rows;
     } else {
       rows = &dense.emplace(model, options.features);
-      if (stats) std::fprintf(stderr, "disco: dense columns and row sums in %.1f ms\n", ms_since());
+      clock.mark("dense columns and row sums");
     }
   }
   if (parts.total == 1) {
     TopKLists lists = all_pairs_on(model, options, job, rows, device_ms);
-    if (stats) std::fprintf(stderr, "disco: the lists in %.1f ms\n", ms_since());
+    clock.mark("the lists");
     return lists;
   }
   if (options.kernel == ProductKernel::simkit)
@@ -255,10 +246,10 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
     lists[p] = all_pairs_on(model, on, mine, rows, &ms[p]);
   });
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
-  if (stats) std::fprintf(stderr, "disco: the workers' lists in %.1f ms\n", ms_since());
+  clock.mark("the workers' lists");
   for (std::size_t p = 1; p < lists.size(); ++p) merge_topk(lists[0], lists[p]);
   TopKLists all = gather_topk(std::move(lists[0]));
-  if (stats) std::fprintf(stderr, "disco: merged and gathered in %.1f ms\n", ms_since());
+  clock.mark("merged and gathered");
   return all;
 }
 

@@ -5,10 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <optional>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include <fmt/format.h>
 
+#include "core/phase_clock.hpp"
 #include "neighbors/search_backends.hpp"
 #include "simkit/cluster.hpp"
 #include "simkit/error.hpp"
@@ -25,6 +30,44 @@ Precision parse_precision(std::string_view name) {
   if (name == "bf16") return Precision::Bf16;
   throw UsageError(fmt::format("--precision {}: expected fp32, tf32, fp16 or bf16", quote(name)));
 }
+
+GpuSplit parse_gpu_split(std::string_view name) {
+  if (name == "auto") return GpuSplit::Automatic;
+  if (name == "rows") return GpuSplit::Rows;
+  if (name == "queries") return GpuSplit::Queries;
+  throw UsageError(fmt::format("--gpu-split {}: expected auto, rows or queries", quote(name)));
+}
+
+std::string_view gpu_split_name(GpuSplit split) {
+  switch (split) {
+    case GpuSplit::Automatic: return "auto";
+    case GpuSplit::Rows: return "rows";
+    case GpuSplit::Queries: return "queries";
+  }
+  return "?";
+}
+
+namespace detail {
+
+bool use_replicas(GpuSplit split, std::size_t gpus, std::size_t index_bytes, std::size_t smallest_free) {
+  if (gpus < 2 || split == GpuSplit::Rows) return false;
+  return split == GpuSplit::Queries || index_bytes <= smallest_free / 2;
+}
+
+bool split_by_queries(GpuSplit split, std::size_t queries, std::size_t gpus) {
+  return split == GpuSplit::Queries || queries >= gpus * kQueriesPerGpu;
+}
+
+void place_rows(TopKLists& into, std::size_t first_row, const TopKLists& part) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, part.rows, 1024), [&](const auto& range) {
+    for (std::size_t q = range.begin(); q < range.end(); ++q) {
+      std::copy_n(part.row_scores(q).begin(), part.k, into.scores.begin() + (first_row + q) * into.k);
+      std::copy_n(part.row_indices(q).begin(), part.k, into.indices.begin() + (first_row + q) * into.k);
+    }
+  });
+}
+
+}  // namespace detail
 
 std::string_view precision_name(Precision precision) {
   switch (precision) {
@@ -48,6 +91,24 @@ Model rows_of(const Model& model, RowRange rows) {
   return view;
 }
 
+// Each query's first k listed rows that keep(query, row) accepts, on all cores.
+template <typename Keep>
+std::vector<std::vector<Match>> answers_of(const TopKLists& found, std::size_t k, Keep&& keep) {
+  PhaseClock clock("neighbors");
+  std::vector<std::vector<Match>> answers(found.rows);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, found.rows, 256), [&](const auto& range) {
+    for (std::size_t q = range.begin(); q < range.end(); ++q) {
+      const auto scores = found.row_scores(q);
+      const auto rows = found.row_indices(q);
+      answers[q].reserve(std::min(k, found.k));
+      for (std::size_t i = 0; i < found.k && answers[q].size() < k && rows[i] != kNoIndex; ++i)
+        if (keep(q, rows[i])) answers[q].push_back(Match{rows[i], scores[i]});
+    }
+  });
+  clock.mark("answers");
+  return answers;
+}
+
 }  // namespace
 
 struct Searcher::Impl {
@@ -58,51 +119,85 @@ struct Searcher::Impl {
     detail::CpuIndex cpu;
     detail::GpuIndexPtr gpu;
   };
+  // A part's work in one batch: its queries, and the rows of its view it scores.
+  struct Task {
+    RowRange queries;
+    RowRange rows;
+  };
   const Model& model;
   SearchOptions options;
   std::vector<std::unique_ptr<Part>> parts;
+  cluster::Parts workers;   // this process's parts among every rank's
+  bool replicated = false;  // every worker of every rank holds the whole model
   double last_ms = 0;
   double setup_ms = 0;
 
+  // Shards score every query against their own rows; replicas take a share of the queries
+  // (a large batch) or of the rows they all hold (a small one), by their number among all
+  // ranks' workers (the ranks' lists are then merged as shards' are: the rows a rank did
+  // not answer are empty).
+  std::vector<Task> tasks_for(std::size_t queries) const {
+    const std::size_t total = workers.total;
+    const bool by_queries = replicated && detail::split_by_queries(options.gpu_split, queries, total);
+    std::vector<Task> tasks(parts.size());
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      const std::size_t held = parts[p]->rows.size(), worker = workers.first + p;
+      if (by_queries)
+        tasks[p] = {share_rows(queries, false, worker, total), {0, held}};
+      else
+        tasks[p] = {{0, queries}, replicated ? share_rows(held, false, worker, total) : RowRange{0, held}};
+    }
+    return tasks;
+  }
+
   // The k best rows of every direction over this process's parts, in model rows.
   TopKLists run_local(const float* directions, std::size_t queries, std::size_t k) {
+    PhaseClock clock("neighbors");
+    const std::vector<Task> tasks = tasks_for(queries);
     std::vector<TopKLists> found(parts.size());
     std::vector<double> ms(parts.size(), 0);
     const auto run_part = [&](std::size_t p) {
       Part& part = *parts[p];
-      const std::size_t kp = std::min(k, part.rows.size());
-      if (kp == 0) return;
+      const Task& task = tasks[p];
+      const std::size_t kp = std::min(k, task.rows.size());
+      if (kp == 0 || task.queries.size() == 0) return;
+      const float* mine = directions + task.queries.begin * model.dim;
       if (part.gpu) {
-        found[p] = detail::search_gpu(*part.gpu, directions, queries, kp, &ms[p]);
+        found[p] = detail::search_gpu(*part.gpu, mine, task.queries.size(), kp, &ms[p], task.rows);
       } else {
         const auto start = std::chrono::steady_clock::now();
-        found[p] = detail::search_cpu(part.cpu, directions, queries, kp, options.memory_budget);
+        found[p] = detail::search_cpu(part.cpu, mine, task.queries.size(), kp, options.memory_budget);
         ms[p] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       }
     };
     run_parts(parts.size(), run_part);  // a thread a GPU
     last_ms = *std::max_element(ms.begin(), ms.end());
-    // Each part's lists in model rows, k wide, merged.
+    clock.mark("the workers' lists");
+    // Each part's lists in model rows, k wide; a share of the queries put in place, a
+    // share of the rows merged.
     std::optional<TopKLists> out;
     for (std::size_t p = 0; p < parts.size(); ++p) {
       TopKLists& part = found[p];
       if (part.rows == 0) continue;
-      if (const std::size_t first = parts[p]->rows.begin; first > 0)
+      if (const std::size_t first = parts[p]->rows.begin + tasks[p].rows.begin; first > 0)
         for (std::uint32_t& row : part.indices)
           if (row != kNoIndex) row = static_cast<std::uint32_t>(row + first);
       if (part.k != k) {  // a part of fewer than k rows
-        TopKLists widened(queries, k);
-        for (std::size_t q = 0; q < queries; ++q) {
-          std::copy_n(part.row_scores(q).begin(), part.k, widened.scores.begin() + q * k);
-          std::copy_n(part.row_indices(q).begin(), part.k, widened.indices.begin() + q * k);
-        }
+        TopKLists widened(part.rows, k);
+        detail::place_rows(widened, 0, part);
         part = std::move(widened);
+      }
+      if (part.rows != queries) {  // a share of the queries
+        if (!out) out.emplace(queries, k);
+        detail::place_rows(*out, tasks[p].queries.begin, part);
+        continue;
       }
       if (out)
         merge_topk(*out, part);
       else
         out = std::move(part);
     }
+    clock.mark("merged");
     return out ? std::move(*out) : TopKLists(queries, k);
   }
 
@@ -113,28 +208,48 @@ struct Searcher::Impl {
 };
 
 Searcher::Searcher(const Model& model, const SearchOptions& options)
-    : impl_(std::make_unique<Impl>(Impl{model, options, {}, 0, 0})) {
+    : impl_(std::make_unique<Impl>(Impl{model, options, {}, {}, false, 0, 0})) {
   if (options.k == 0) throw UsageError("--k must be at least 1");
   // A worker a GPU (or the CPU) in each process, numbered across the ranks; each takes its
-  // share of the model's rows, so that N GPUs each hold 1/N of it.
+  // share of the model's rows, so that N GPUs each hold 1/N of it; or, as replicas, every
+  // GPU of every rank holds the whole model (GpuSplit).
   const std::vector<int> gpus = options.device.cuda ? options.device.indices : std::vector<int>{};
   const std::size_t local = options.device.cuda ? std::max<std::size_t>(gpus.size(), 1) : 1;
-  const cluster::Parts parts = cluster::parts(local);
+  const cluster::Parts parts = impl_->workers = cluster::parts(local);
+  const auto device_of = [&](std::size_t p) { return gpus.empty() ? options.device.index : gpus[p]; };
+  if (parts.total > 1 && options.gpu_split != GpuSplit::Rows) {
+    // Every rank takes part (the smallest free memory of all): they must choose alike. A
+    // rank on the CPU offers none, so that the CPU's workers keep shards.
+    std::size_t smallest_free = options.device.cuda ? ~std::size_t{0} : 0;
+    for (std::size_t p = 0; p < local && options.device.cuda; ++p)
+      smallest_free = std::min(smallest_free, gpu_memory(device_of(p)).free);
+    if (options.memory_budget != 0) smallest_free = std::min(smallest_free, options.memory_budget);
+    smallest_free = cluster::min(smallest_free);
+    impl_->replicated = smallest_free > 0 &&
+                        detail::use_replicas(options.gpu_split, parts.total,
+                                             detail::gpu_index_bytes(model, options.precision), smallest_free);
+  }
+  impl_->parts.resize(local);
   for (std::size_t p = 0; p < local; ++p) {
     auto part = std::make_unique<Impl::Part>();
-    part->rows = share_rows(model.rows, false, parts.first + p, parts.total);
+    part->rows = impl_->replicated ? RowRange{0, model.rows} : share_rows(model.rows, false, parts.first + p, parts.total);
     part->view = rows_of(model, part->rows);
-    if (options.device.cuda) {
-      SearchOptions mine = options;
-      mine.device.index = gpus.empty() ? options.device.index : gpus[p];
-      mine.device.indices = {mine.device.index};
-      part->gpu = detail::make_gpu_index(part->view, mine);
-      impl_->setup_ms = std::max(impl_->setup_ms, detail::gpu_setup_ms(*part->gpu));
-    } else {
-      part->cpu = detail::make_cpu_index(part->view);
-    }
-    impl_->parts.push_back(std::move(part));
+    impl_->parts[p] = std::move(part);
   }
+  if (!options.device.cuda) {
+    impl_->parts[0]->cpu = detail::make_cpu_index(impl_->parts[0]->view);
+    return;
+  }
+  std::vector<double> setup(local, 0);
+  run_parts(local, [&](std::size_t p) {  // the GPUs' uploads at the same time
+    Impl::Part& part = *impl_->parts[p];
+    SearchOptions mine = options;
+    mine.device.index = device_of(p);
+    mine.device.indices = {mine.device.index};
+    part.gpu = detail::make_gpu_index(part.view, mine);
+    setup[p] = detail::gpu_setup_ms(*part.gpu);
+  });
+  impl_->setup_ms = *std::max_element(setup.begin(), setup.end());
 }
 
 Searcher::~Searcher() = default;
@@ -142,6 +257,7 @@ Searcher::~Searcher() = default;
 const SearchOptions& Searcher::options() const { return impl_->options; }
 double Searcher::last_search_ms() const { return impl_->last_ms; }
 double Searcher::setup_ms() const { return impl_->setup_ms; }
+bool Searcher::replicated() const { return impl_->replicated; }
 
 std::vector<std::vector<Match>> Searcher::search(std::span<const Query> queries) {
   return search(queries, impl_->options.k);
@@ -156,29 +272,27 @@ std::vector<std::vector<Match>> Searcher::search(std::span<const Query> queries,
   if (k == 0) throw UsageError("--k must be at least 1");
   const Model& model = impl_->model;
   std::vector<float> directions(queries.size() * model.dim);
+  std::vector<std::exception_ptr> refused(queries.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, queries.size(), 64), [&](const auto& range) {
+    for (std::size_t q = range.begin(); q < range.end(); ++q) try {
+        const std::vector<float> v = query_vector(model, queries[q], queries[q].text);
+        std::copy(v.begin(), v.end(), directions.begin() + q * model.dim);
+      } catch (...) {
+        refused[q] = std::current_exception();
+      }
+  });
+  for (const std::exception_ptr& e : refused)  // the first refused query, as one at a time would
+    if (e) std::rethrow_exception(e);
   std::size_t most_excluded = 0;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    const std::vector<float> v = query_vector(model, queries[q], queries[q].text);
-    std::copy(v.begin(), v.end(), directions.begin() + q * model.dim);
-    most_excluded = std::max(most_excluded, queries[q].terms.size());
-  }
+  for (const Query& query : queries) most_excluded = std::max(most_excluded, query.terms.size());
   // Ask for enough extra rows that k remain after removing the query's own words.
   const std::size_t wanted = std::min(model.rows, k + most_excluded);
   const TopKLists found = impl_->run(directions.data(), queries.size(), wanted);
-
-  std::vector<std::vector<Match>> answers(queries.size());
-  if (found.rows == 0) return answers;  // not rank 0: the answers are rank 0's to give
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    const auto scores = found.row_scores(q);
-    const auto rows = found.row_indices(q);
-    for (std::size_t i = 0; i < wanted && answers[q].size() < k; ++i) {
-      if (rows[i] == kNoIndex) break;
-      const bool own = std::any_of(queries[q].terms.begin(), queries[q].terms.end(),
-                                   [&](const QueryTerm& t) { return t.row == rows[i]; });
-      if (!own) answers[q].push_back(Match{rows[i], scores[i]});
-    }
-  }
-  return answers;
+  if (found.rows == 0) return std::vector<std::vector<Match>>(queries.size());  // not rank 0: rank 0 answers
+  return answers_of(found, k, [&](std::size_t q, std::uint32_t row) {
+    return std::none_of(queries[q].terms.begin(), queries[q].terms.end(),
+                        [&](const QueryTerm& t) { return t.row == row; });
+  });
 }
 
 std::vector<std::vector<Match>> Searcher::search_vectors(std::span<const float> directions,
@@ -190,12 +304,8 @@ std::vector<std::vector<Match>> Searcher::search_vectors(std::span<const float> 
                                  directions.size(), queries, model.dim));
   const std::size_t k = std::min(wanted, model.rows);
   const TopKLists found = impl_->run(directions.data(), queries, k);
-  std::vector<std::vector<Match>> answers(queries);
-  if (found.rows == 0) return answers;  // not rank 0
-  for (std::size_t q = 0; q < queries; ++q)
-    for (std::size_t i = 0; i < k && found.row_indices(q)[i] != kNoIndex; ++i)
-      answers[q].push_back(Match{found.row_indices(q)[i], found.row_scores(q)[i]});
-  return answers;
+  if (found.rows == 0) return std::vector<std::vector<Match>>(queries);  // not rank 0
+  return answers_of(found, k, [](std::size_t, std::uint32_t) { return true; });
 }
 
 void prepare_gpu(const SearchOptions& options, int device, std::size_t dim) {

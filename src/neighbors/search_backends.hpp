@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "simkit/neighbors.hpp"
+#include "simkit/pairwise.hpp"
 #include "simkit/topk.hpp"
 
 namespace simkit::neighbors::detail {
@@ -40,8 +42,23 @@ struct GpuIndexDeleter {
 using GpuIndexPtr = std::unique_ptr<GpuIndex, GpuIndexDeleter>;
 
 GpuIndexPtr make_gpu_index(const Model& model, const SearchOptions& options);
+// The k best of `rows` (default: all the index's rows), numbered from rows->begin.
 TopKLists search_gpu(GpuIndex& index, const float* directions, std::size_t queries,
-                     std::size_t k, double* device_ms);
+                     std::size_t k, double* device_ms, std::optional<RowRange> rows = std::nullopt);
 double gpu_setup_ms(const GpuIndex& index);
+// Device bytes an index of `model` holds at `precision` (its rows, and at fp32/tf32 the
+// fp16 copy the filter reads), for the choice of replicas against shards.
+std::size_t gpu_index_bytes(const Model& model, Precision precision);
+
+// The choice of GpuSplit::Automatic (include/simkit/neighbors.hpp), apart so that tests
+// can check it: whether `gpus` GPUs (of every rank) each hold the whole index (of
+// `index_bytes`; the smallest free memory among them `smallest_free`), and whether a
+// batch of `queries` over such replicas is shared out by queries (else by rows).
+bool use_replicas(GpuSplit split, std::size_t gpus, std::size_t index_bytes, std::size_t smallest_free);
+bool split_by_queries(GpuSplit split, std::size_t queries, std::size_t gpus);
+
+// part's rows copied into `into` from row first_row on (part.k <= into.k; the rest of
+// each row left as it is).
+void place_rows(TopKLists& into, std::size_t first_row, const TopKLists& part);
 
 }  // namespace simkit::neighbors::detail

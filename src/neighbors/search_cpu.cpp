@@ -67,7 +67,8 @@ TopKLists search_cpu(const CpuIndex& index, const float* directions, std::size_t
 
 TopKLists in_final_order(const TopKLists& listed, const std::vector<float>& scores, std::size_t k) {
   TopKLists out(listed.rows, k);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, listed.rows, 1024), [&](const auto& range) {
+  // A few dozen rows a task: each row's sort is short, and a batch is a few thousand rows.
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, listed.rows, 64), [&](const auto& range) {
     std::vector<std::pair<float, std::uint32_t>> entries;
     for (std::size_t r = range.begin(); r < range.end(); ++r) {
       entries.clear();

@@ -19,6 +19,7 @@
 #include "engine/cuda/dot_candidates.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/staged_copy.hpp"
+#include "core/phase_clock.hpp"
 #include "core/text.hpp"
 #include "neighbors/search_backends.hpp"
 #include "simkit/device.hpp"
@@ -239,6 +240,13 @@ std::size_t element_bytes(Precision p) {
   return p == Precision::Fp16 || p == Precision::Bf16 ? 2 : 4;
 }
 
+// Elements a stored row takes (padded to 16 bytes), and an fp16 copy's row (fp32/tf32).
+std::size_t stored_stride(std::size_t dim, Precision p) {
+  const std::size_t elem = element_bytes(p);
+  return (dim * elem + 15) / 16 * 16 / elem;
+}
+std::size_t shadow_stride_of(std::size_t dim) { return (dim + 7) / 8 * 8; }
+
 }  // namespace
 
 struct GpuIndex final : gpu::BlockScorer {
@@ -271,13 +279,14 @@ struct GpuIndex final : gpu::BlockScorer {
   cublasHandle_t cublas = nullptr;
   gpu::Engine engine;
   const float* directions = nullptr;       // the batch being searched (host)
+  std::size_t row_offset = 0;              // the batch's first model row (search_gpu's rows)
   double setup = 0;
 
   GpuIndex(const Model& m, const SearchOptions& options)
       : model(m), precision(options.precision), device(options.device.index), engine(options.device.index) {
     cuda::DeviceGuard guard(device);
     const std::size_t elem = element_bytes(precision);
-    stride = (model.dim * elem + 15) / 16 * 16 / elem;
+    stride = stored_stride(model.dim, precision);
     SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas));
     const std::size_t model_bytes = model.rows * stride * elem;
     std::size_t budget = options.memory_budget;
@@ -287,7 +296,7 @@ struct GpuIndex final : gpu::BlockScorer {
     if (resident) upload();
     std::size_t shadow_bytes = 0;
     if (resident && element_bytes(precision) == 4) {
-      shadow_stride = (model.dim + 7) / 8 * 8;
+      shadow_stride = shadow_stride_of(model.dim);
       shadow_bytes = model.rows * shadow_stride * 2;
       if (model_bytes + shadow_bytes <= budget / 4 * 3 && cuda::dot_candidates_supports(shadow_stride))
         make_shadow();
@@ -393,8 +402,8 @@ struct GpuIndex final : gpu::BlockScorer {
     }
   }
   void load_b(RowRange rows, void* slot, gpu::Stream stream) override {
-    convert_rows(model.vectors + rows.begin * model.dim, rows.size(), model.norms + rows.begin, slot,
-                 staging_b, stream);
+    const std::size_t first = row_offset + rows.begin;
+    convert_rows(model.vectors + first * model.dim, rows.size(), model.norms + first, slot, staging_b, stream);
   }
   bool offers_candidates() const override {
     if (shadow.size() > 0) return true;
@@ -407,27 +416,31 @@ struct GpuIndex final : gpu::BlockScorer {
     const std::size_t elem = element_bytes(precision);
     const cuda::TopKState state{const_cast<float*>(state_scores), const_cast<std::uint32_t*>(state_indices),
                                 a.end, width};
+    // Candidates are numbered from the batch's first row (b.begin counts from it).
+    const std::size_t first = row_offset + b.begin;
     if (shadow.size() == 0) {
       cuda::dot_candidates(precision == Precision::Fp16 ? cuda::HalfType::Fp16 : cuda::HalfType::Bf16, a_slot,
-                           a.size(), vectors.get() + b.begin * stride * elem, b.size(), b.begin, stride, a.begin,
+                           a.size(), vectors.get() + first * stride * elem, b.size(), b.begin, stride, a.begin,
                            state, cuda::Filter{}, lists, stream);
       return;
     }
     // fp32/tf32: filter with the fp16 copies (made by load_a) and slack, then give the
     // survivors their exact scores before the engine merges them.
     const auto* queries = static_cast<const float*>(a_slot);
-    cuda::dot_candidates(cuda::HalfType::Fp16, shadow_queries.get(), a.size(), shadow.get() + b.begin * shadow_stride,
+    cuda::dot_candidates(cuda::HalfType::Fp16, shadow_queries.get(), a.size(), shadow.get() + first * shadow_stride,
                          b.size(), b.begin, shadow_stride, a.begin, state,
                          cuda::Filter{query_norms.get(), kShadowSlack}, lists, stream);
     rescore_candidates<<<static_cast<unsigned>(a.size()), 256, 0, stream>>>(
-        queries, reinterpret_cast<const float*>(vectors.get()), stride, lists.scores, lists.indices, lists.counts,
+        queries, reinterpret_cast<const float*>(vectors.get()) + row_offset * stride, stride, lists.scores,
+        lists.indices, lists.counts,
         lists.capacity);
     SIMKIT_CUDA_CHECK_LAUNCH();
   }
   void score(const void* a_slot, RowRange a, const void* b_slot, RowRange b, float* tile,
              std::size_t ld, gpu::Stream stream) override {
     const std::size_t elem = element_bytes(precision);
-    const void* rows_b = resident ? static_cast<const void*>(vectors.get() + b.begin * stride * elem) : b_slot;
+    const void* rows_b =
+        resident ? static_cast<const void*>(vectors.get() + (row_offset + b.begin) * stride * elem) : b_slot;
     const bool query_fits_smem = kGemvMaxQueries * stride * sizeof(float) <= 48 * 1024;
     if (a.size() <= static_cast<std::size_t>(kGemvMaxQueries) && query_fits_smem) {
       with_type([&](auto tag) {
@@ -492,8 +505,9 @@ TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLis
     std::uint32_t next = 0;
     for (std::uint32_t& at : rows_of) {
       if (at == kNoIndex) continue;
-      rows.insert(rows.end(), index.model.vectors + std::size_t{at} * dim, index.model.vectors + (std::size_t{at} + 1) * dim);
-      norms.push_back(index.model.norms[at]);
+      const std::size_t row = index.row_offset + at;
+      rows.insert(rows.end(), index.model.vectors + row * dim, index.model.vectors + (row + 1) * dim);
+      norms.push_back(index.model.norms[row]);
       at = next++;
     }
     fit(exact.gathered, std::max<std::size_t>(next, 1) * index.stride * elem);
@@ -509,7 +523,8 @@ TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLis
                                     cudaMemcpyHostToDevice, stream));
   index.with_type([&](auto tag) {
     using T = decltype(tag);
-    const auto* rows = reinterpret_cast<const T*>(index.resident ? index.vectors.get() : exact.gathered.get());
+    const auto* rows = index.resident ? reinterpret_cast<const T*>(index.vectors.get()) + index.row_offset * index.stride
+                                      : reinterpret_cast<const T*>(exact.gathered.get());
     exact_scores<T><<<static_cast<unsigned>(queries), 256, 0, stream>>>(exact.queries.get(), dim, rows, index.stride,
                                                                           exact.rows.get(), width, exact.scores.get());
   });
@@ -524,21 +539,38 @@ TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLis
 }  // namespace
 
 TopKLists search_gpu(GpuIndex& index, const float* directions, std::size_t queries, std::size_t k,
-                     double* device_ms) {
+                     double* device_ms, std::optional<RowRange> rows) {
   cuda::DeviceGuard guard(index.device);
+  PhaseClock clock(cat("neighbors on GPU ", index.device));
+  const RowRange searched = rows.value_or(RowRange{0, index.model.rows});
+  if (searched.end > index.model.rows || searched.begin > searched.end)
+    throw Failure(cat("search_gpu: rows [", searched.begin, ", ", searched.end, ") outside the index's ",
+                      index.model.rows));
   index.directions = directions;
+  index.row_offset = searched.begin;
   if (index.pinned_directions.size() < queries * index.model.dim)
     index.pinned_directions = cuda::PinnedBuffer<float>(queries * index.model.dim);
   PairwiseJob job;
   job.rows_a = queries;
-  job.rows_b = index.model.rows;
+  job.rows_b = searched.size();
   job.k = k + kExactMargin;
   job.memory_budget = index.work_budget;
   const TopKLists listed = index.engine.run(job, index).topk;
   index.directions = nullptr;
   if (device_ms != nullptr) *device_ms = index.engine.last_ms();
+  clock.mark("the engine's lists");
   // The engine's blocks of A left the whole batch in pinned memory (a fast upload).
-  return in_exact_order(index, index.model.rows > 0 ? index.pinned_directions.get() : directions, listed, k);
+  TopKLists found = in_exact_order(index, searched.size() > 0 ? index.pinned_directions.get() : directions, listed, k);
+  clock.mark("exact scores and order");
+  index.row_offset = 0;
+  return found;
+}
+
+std::size_t gpu_index_bytes(const Model& model, Precision precision) {
+  const std::size_t elem = element_bytes(precision);
+  std::size_t bytes = model.rows * stored_stride(model.dim, precision) * elem;
+  if (elem == 4) bytes += model.rows * shadow_stride_of(model.dim) * 2;  // the fp16 copy the filter reads
+  return bytes;
 }
 
 double gpu_setup_ms(const GpuIndex& index) { return index.setup; }

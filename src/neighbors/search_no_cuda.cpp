@@ -9,9 +9,10 @@ void GpuIndexDeleter::operator()(GpuIndex* index) const noexcept { delete index;
 GpuIndexPtr make_gpu_index(const Model&, const SearchOptions&) {
   throw Failure("this simkit was built without CUDA");
 }
-TopKLists search_gpu(GpuIndex&, const float*, std::size_t, std::size_t, double*) {
+TopKLists search_gpu(GpuIndex&, const float*, std::size_t, std::size_t, double*, std::optional<RowRange>) {
   throw Failure("this simkit was built without CUDA");
 }
+std::size_t gpu_index_bytes(const Model&, Precision) { return 0; }
 double gpu_setup_ms(const GpuIndex&) { return 0; }
 
 }  // namespace simkit::neighbors::detail

@@ -147,7 +147,8 @@ TEST(NeighborsCli, UsageErrorsAreOneLine) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"neighbors", "king"}, {"neighbors", "--model", sample(), "--k", "0", "x"},
         {"neighbors", "--model", sample(), "--bogus"}, {"neighbors", "--model", sample(), "--device", "tpu", "king"},
-        {"neighbors", "--model", sample(), "--format", "xml", "king"}, {"frobnicate"}, {}}) {
+        {"neighbors", "--model", sample(), "--format", "xml", "king"},
+        {"neighbors", "--model", sample(), "--gpu-split", "shards", "king"}, {"frobnicate"}, {}}) {
     const auto r = run_simkit(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;

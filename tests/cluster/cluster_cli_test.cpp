@@ -182,6 +182,7 @@ TEST(ClusterGpu, EveryWayEqualsOneGpu) {
   const std::vector<std::vector<std::string>> jobs = {
       {"neighbors", "--model", sample_vectors(), "-k", "7", "king", "king - man + woman", "paris", "water"},
       {"neighbors", "--model", sample_vectors(), "--precision", "fp16", "king", "water"},
+      {"neighbors", "--model", sample_vectors(), "--gpu-split", "queries", "-k", "5", "king", "paris", "water"},
       {"disco", "similar", "--all", "--model", model, "--features", "500", "--precision", "tf32", "--kernel", "cublas"},
       {"disco", "similar", "--all", "--model", model, "--form", "sparse"},
       {"dedup", boost},

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "neighbors/search_backends.hpp"
+#include "simkit/error.hpp"
 #include "simkit/neighbors.hpp"
 #include "test_support.hpp"
 
@@ -226,6 +228,81 @@ TEST(GpuSearch, PreparedGpuSearchesAsTheCpu) {
     Searcher cpu(model, on(Device{}, 5));
     const std::vector<Query> queries = {parse_query("king - man + woman", model, "q")};
     EXPECT_TRUE(same_answers(gpu.search(queries)[0], cpu.search(queries)[0], precision == Precision::Fp32 ? 1e-5f : 2e-2f));
+  }
+}
+
+// --gpu-split auto: replicas only for several GPUs and a model at most half the smallest
+// free memory; their batches shared by queries from kQueriesPerGpu a GPU on.
+TEST(GpuSplit, AutomaticChoiceFollowsMemoryAndBatchSize) {
+  using detail::split_by_queries;
+  using detail::use_replicas;
+  EXPECT_EQ(parse_gpu_split("auto"), GpuSplit::Automatic);
+  EXPECT_EQ(parse_gpu_split("rows"), GpuSplit::Rows);
+  EXPECT_EQ(parse_gpu_split("queries"), GpuSplit::Queries);
+  EXPECT_THROW(parse_gpu_split("shards"), UsageError);
+  EXPECT_EQ(gpu_split_name(GpuSplit::Queries), "queries");
+  EXPECT_FALSE(use_replicas(GpuSplit::Automatic, 1, 10, 100));  // one GPU: nothing to share
+  EXPECT_TRUE(use_replicas(GpuSplit::Automatic, 2, 50, 100));
+  EXPECT_FALSE(use_replicas(GpuSplit::Automatic, 2, 51, 100));
+  EXPECT_FALSE(use_replicas(GpuSplit::Rows, 2, 1, 100));
+  EXPECT_TRUE(use_replicas(GpuSplit::Queries, 2, 1000, 100));  // asked for: streamed if need be
+  EXPECT_FALSE(split_by_queries(GpuSplit::Automatic, 2 * kQueriesPerGpu - 1, 2));
+  EXPECT_TRUE(split_by_queries(GpuSplit::Automatic, 2 * kQueriesPerGpu, 2));
+  EXPECT_TRUE(split_by_queries(GpuSplit::Queries, 1, 2));
+}
+
+TEST(GpuSplit, PlaceRowsCopiesIntoWiderLists) {
+  TopKLists part(2, 2), into(4, 3);
+  part.scores = {0.9f, 0.8f, 0.7f, 0.6f};
+  part.indices = {5, 6, 7, 8};
+  const TopKLists empty = into;
+  detail::place_rows(into, 1, part);
+  for (std::size_t r : {0u, 3u}) {
+    EXPECT_TRUE(std::ranges::equal(into.row_indices(r), empty.row_indices(r)));
+    EXPECT_TRUE(std::ranges::equal(into.row_scores(r), empty.row_scores(r)));
+  }
+  EXPECT_EQ(into.row_indices(1)[0], 5u);
+  EXPECT_EQ(into.row_indices(2)[1], 8u);
+  EXPECT_EQ(into.row_scores(2)[0], 0.7f);
+  EXPECT_EQ(into.row_indices(1)[2], empty.row_indices(1)[2]);
+}
+
+// Two workers on one GPU (what --device cuda:0,1 makes of two GPUs): shards, replicas
+// sharing a batch by rows (small batches) or by queries, and replicas streamed through a
+// small budget all give one GPU's answers exactly.
+TEST(GpuSearch, EverySplitGivesOneGpusAnswers) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  const std::size_t rows = test::quick() ? 7'001 : 30'001;
+  const Model model = random_model(random, rows, 300);
+  Searcher one(model, on(gpu0(), 10));
+  const auto two_workers = [&](GpuSplit split, std::size_t budget) {
+    SearchOptions options = on(gpu0(), 10, Precision::Fp32, budget);
+    options.device.indices = {gpu0().index, gpu0().index};
+    options.gpu_split = split;
+    return std::make_unique<Searcher>(model, options);
+  };
+  const auto shards = two_workers(GpuSplit::Rows, 0), automatic = two_workers(GpuSplit::Automatic, 0),
+             replicas = two_workers(GpuSplit::Queries, 0), streamed = two_workers(GpuSplit::Queries, rows * 800);
+  EXPECT_FALSE(shards->replicated());
+  EXPECT_TRUE(automatic->replicated());
+  EXPECT_TRUE(replicas->replicated());
+  EXPECT_TRUE(streamed->replicated());
+  for (const std::size_t queries : {std::size_t{1}, std::size_t{3}, std::size_t{70}, 2 * kQueriesPerGpu + 5}) {
+    SCOPED_TRACE(std::to_string(queries) + " queries");
+    const std::vector<float> dirs = random_directions(random, queries, model.dim);
+    const auto want = one.search_vectors(dirs, queries);
+    for (Searcher* searcher : {shards.get(), automatic.get(), replicas.get(), streamed.get()}) {
+      const auto got = searcher->search_vectors(dirs, queries);
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t q = 0; q < queries; ++q) {
+        ASSERT_EQ(got[q].size(), want[q].size()) << "query " << q;
+        for (std::size_t i = 0; i < want[q].size(); ++i) {
+          EXPECT_EQ(got[q][i].row, want[q][i].row) << "query " << q << ", rank " << i;
+          EXPECT_EQ(got[q][i].similarity, want[q][i].similarity) << "query " << q << ", rank " << i;
+        }
+      }
+    }
   }
 }
 

@@ -37,6 +37,7 @@ struct NeighborsOptions {
   std::string words;
   std::string input_format = "auto";
   std::string precision = "fp32";
+  std::string gpu_split = "auto";
   std::string format = "text";
   std::string output = "-";
   std::size_t k = 10;
@@ -204,6 +205,7 @@ int run_neighbors(NeighborsOptions& options) {
   neighbors::SearchOptions search;
   search.k = options.k;
   search.precision = neighbors::parse_precision(options.precision);
+  search.gpu_split = neighbors::parse_gpu_split(options.gpu_split);
   search.memory_budget = context.memory_budget;
   // Queries from the arguments, or standard input's first batch read now: how many there
   // are (with the model's size) decides --device auto, before the model is read.
@@ -240,8 +242,9 @@ int run_neighbors(NeighborsOptions& options) {
     note(fmt::format("--precision {} applies to the GPU; the CPU computes in fp32", options.precision));
   neighbors::Searcher searcher(model, search);
   if (context.timings && context.device.cuda)
-    note(fmt::format("timing: model on {} in {:.1f} ms ({})", context.device.name, searcher.setup_ms(),
-                     neighbors::precision_name(search.precision)));
+    note(fmt::format("timing: model on {} in {:.1f} ms ({}{})", context.device.name, searcher.setup_ms(),
+                     neighbors::precision_name(search.precision),
+                     searcher.replicated() ? ", whole on every GPU" : ""));
   std::unique_ptr<neighbors::Searcher> cpu_check;
   if (options.compare_cpu) {
     if (context.device.cuda) {
@@ -354,6 +357,11 @@ Runner add_neighbors_command(CLI::App& app) {
   command->add_option("-o,--output", search->output, "output file (default: standard output)");
   command->add_option("--precision", search->precision,
                       "GPU arithmetic: fp32 (exact), tf32 (tensor cores), fp16 or bf16 (half the memory)")
+      ->capture_default_str();
+  command->add_option("--gpu-split", search->gpu_split,
+                      "several GPUs (in this process or a GPU a rank): rows (each holds 1/N of the model), "
+                      "queries (each holds all of it and answers 1/N of a batch of 1024 queries a GPU or more) "
+                      "or auto (queries where the model takes at most half a GPU's free memory)")
       ->capture_default_str();
   command->add_option("--words", search->words, "word list of an .npy model, one word a line");
   command->add_option("--input-format", search->input_format,
