@@ -1,15 +1,70 @@
 // ssdeep-mode matching shared out among the run's workers (match_shared in
 // simkit/dedup.hpp): each takes its share of the rows, the pairs come together on rank 0.
 #include <algorithm>
+#include <span>
 
-#include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include "dedup/match_gpu.hpp"
+#include "dedup/sorted_runs.hpp"
 #include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/threads.hpp"
 
 namespace simkit::dedup {
+
+namespace {
+
+bool by_pair(const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; }
+
+// x and y merged into out: x cut into pieces, y cut where each piece's first match would
+// go, the pieces merged at once.
+void merge_two(std::span<const Match> x, std::span<const Match> y, Match* out) {
+  const std::size_t total = x.size() + y.size();
+  const std::size_t pieces = std::clamp<std::size_t>(total / (1 << 16), 1, 4 * max_threads());
+  const auto cut_y = [&](std::size_t piece) -> std::size_t {
+    if (piece == 0) return 0;
+    if (piece == pieces) return y.size();
+    const Match& first = x[x.size() * piece / pieces];
+    return static_cast<std::size_t>(std::lower_bound(y.begin(), y.end(), first, by_pair) - y.begin());
+  };
+  tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t piece) {
+    const std::size_t x0 = x.size() * piece / pieces, x1 = x.size() * (piece + 1) / pieces;
+    const std::size_t y0 = cut_y(piece), y1 = cut_y(piece + 1);
+    std::merge(x.begin() + x0, x.begin() + x1, y.begin() + y0, y.begin() + y1, out + x0 + y0, by_pair);
+  });
+}
+
+}  // namespace
+
+std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs) {
+  std::erase_if(runs, [](const std::vector<Match>& run) { return run.empty(); });
+  if (runs.empty()) return {};
+  // Pairs of runs merged until one is left.
+  while (runs.size() > 1) {
+    std::vector<std::vector<Match>> next;
+    for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
+      std::vector<Match> merged(runs[r].size() + runs[r + 1].size());
+      merge_two(runs[r], runs[r + 1], merged.data());
+      next.push_back(std::move(merged));
+    }
+    if (runs.size() % 2 == 1) next.push_back(std::move(runs.back()));
+    runs = std::move(next);
+  }
+  return std::move(runs.front());
+}
+
+std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<std::size_t>& ends) {
+  if (ends.size() <= 1) return all;
+  std::vector<std::vector<Match>> runs;
+  std::size_t begin = 0;
+  for (const std::size_t end : ends) {
+    runs.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(begin), all.begin() + static_cast<std::ptrdiff_t>(end));
+    begin = end;
+  }
+  all = {};
+  return merge_sorted_runs(std::move(runs));
+}
 
 std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,
                                 const std::vector<int>& devices, Progress* progress, double* device_ms) {
@@ -33,12 +88,14 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
     found[w] = indexed ? std::move(*indexed) : match_every_pair_gpu(signatures, threshold, devices[w], &ms[w], share);
   });
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
-  std::vector<Match> mine;
-  for (const auto& part : found) mine.insert(mine.end(), part.begin(), part.end());
-  if (parts.total == 1) return mine;
+  // Each worker's matches are sorted (a pair is one worker's): merged here, then across ranks.
+  std::vector<Match> mine = merge_sorted_runs(std::move(found));
+  if (cluster::size() == 1) return mine;
+  const std::vector<std::uint64_t> sizes = cluster::gather_values<std::uint64_t>(std::vector<std::uint64_t>{mine.size()});
   std::vector<Match> all = cluster::gather_values<Match>(mine);
-  tbb::parallel_sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
-  return all;
+  std::vector<std::size_t> ends;
+  for (const std::uint64_t size : sizes) ends.push_back((ends.empty() ? 0 : ends.back()) + size);
+  return merge_sorted_runs(std::move(all), ends);
 }
 
 }  // namespace simkit::dedup

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dedup/edit_distance.hpp"
+#include "dedup/sorted_runs.hpp"
 #include "dedup_fixture.hpp"
 #include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
@@ -92,6 +93,36 @@ TEST(CtphMatch, IndexEqualsEveryPairOnHardSignatures) {
 
 // Block size 0 (only a hand-made list holds it): identical signatures still score 100, as
 // libfuzzy scores them, and the group meets only itself, once.
+// The workers' sorted shares merged (not sorted again) into what one sort of them all
+// gives: runs of different lengths, empty ones, and enough matches for many pieces.
+TEST(CtphMatch, SortedRunsMergeAsOneSort) {
+  test::Random random;
+  for (const std::size_t runs : {1u, 2u, 3u, 5u}) {
+    SCOPED_TRACE(std::to_string(runs) + " runs, seed " + std::to_string(random.seed()));
+    // Distinct pairs dealt to the runs at random, each run then sorted.
+    using dedup::Match;
+    std::vector<Match> every;
+    for (std::uint32_t a = 0; a < 1500; ++a)  // about 450,000 matches: pieces of 65,536 merged apart
+      for (std::uint32_t b = a + 1; b < 1500; b += 1 + static_cast<std::uint32_t>(random.integer(0, 3)))
+        every.push_back(Match{a, b, random.integer(1, 100)});
+    std::vector<std::vector<Match>> dealt(runs + 1);  // the last one stays empty
+    for (const Match& m : every) dealt[static_cast<std::size_t>(random.integer(0, static_cast<int>(runs) - 1))].push_back(m);
+    const auto by_pair = [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; };
+    std::vector<Match> flat;
+    std::vector<std::size_t> ends;
+    for (auto& run : dealt) {
+      std::sort(run.begin(), run.end(), by_pair);
+      flat.insert(flat.end(), run.begin(), run.end());
+      ends.push_back(flat.size());
+    }
+    std::vector<Match> want = flat;
+    std::sort(want.begin(), want.end(), by_pair);
+    EXPECT_EQ(dedup::merge_sorted_runs(dealt), want);
+    EXPECT_EQ(dedup::merge_sorted_runs(flat, ends), want);
+  }
+  EXPECT_TRUE(dedup::merge_sorted_runs(std::vector<std::vector<dedup::Match>>(3)).empty());
+}
+
 TEST(CtphMatch, ZeroBlockSize) {
   const std::vector<std::string> signatures = {"0:abcdefghij:abc", "0:abcdefghij:abc", "0:abcdefghik:abc",
                                                "3:abcdefghij:abc", "0::", "0::", "6:abcdefghij:abc"};

@@ -1,0 +1,18 @@
+// Lists of matches each sorted by (a, b), no pair in two of them (the workers' shares),
+// made one sorted list on all cores: merged, not sorted again.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "simkit/dedup.hpp"
+
+namespace simkit::dedup {
+
+// runs[r] sorted by (a, b); the result holds every match of every run, sorted by (a, b).
+std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs);
+
+// The same for runs lying one after another in `all`, run r ending at ends[r].
+std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<std::size_t>& ends);
+
+}  // namespace simkit::dedup
