@@ -138,15 +138,16 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
   const bool gpu_pays_off = words * words * columns >= kDiscoGpuWork;
   // The dense rows need only the model: made on all cores while the GPU finishes starting.
   const auto prepare_start = std::chrono::steady_clock::now();
-  const bool gpu_likely = device.started() && (parse_device(options.common.device).kind != DeviceSpec::Kind::Auto ||
-                                               gpu_pays_off);
+  // --device auto keeps a job too small to gain from the GPU on the CPU, started or not.
+  const bool kept_on_cpu = parse_device(options.common.device).kind == DeviceSpec::Kind::Auto && !gpu_pays_off;
+  const bool gpu_likely = device.started() && !kept_on_cpu;
   std::shared_ptr<const disco::PreparedRows> prepared =
       disco::prepare_rows(model, all_pairs_options(options, model.size(), context.memory_budget), gpu_likely);
   if (context.timings && prepared)
     note(fmt::format("timing: dense rows made in {:.3f} s{}", seconds_since(prepare_start),
                      gpu_likely ? " while the GPU started" : ""));
   const auto wait_start = std::chrono::steady_clock::now();
-  if (parse_device(options.common.device).kind == DeviceSpec::Kind::Auto && !gpu_pays_off)
+  if (kept_on_cpu)
     context.device = device_for_job(options.common, false);  // the CPU
   else if (device.started())
     context.device = device.device.get();
