@@ -134,11 +134,13 @@ std::string_view precision_name(Precision precision);
 // How N GPUs (of one process, or of every rank under mpirun) share a batch, as FAISS's
 // shards and replicas do. Rows: each GPU holds 1/N of the model and scores every query
 // against it, and the lists are merged (what a model larger than one GPU needs).
-// Queries: each GPU holds the whole model and answers 1/N of the batch (no merge, and no
-// share of the costs a GPU pays a batch whatever its rows); a batch of fewer than
-// kQueriesPerGpu queries a GPU is still shared by rows (of the model they all hold).
-// Automatic: Queries where the model takes at most half of every GPU's free memory, Rows
-// otherwise. The CPU's workers always share by rows.
+// Queries: each GPU holds the whole model and answers 1/N of every batch (no merge, and
+// no share of the costs a GPU pays a batch whatever its rows). Automatic: each GPU holds
+// the whole model where it (with the fp16 copy an fp32/tf32 search filters on) takes at
+// most half of a GPU's free memory (its share of it where workers share a GPU; at most
+// --memory-budget), and a batch of kQueriesPerGpu queries a GPU or more is shared by
+// queries, a smaller one by rows of the model they all hold; Rows otherwise. The CPU's
+// workers always share by rows.
 enum class GpuSplit { Automatic, Rows, Queries };
 GpuSplit parse_gpu_split(std::string_view name);
 std::string_view gpu_split_name(GpuSplit split);

@@ -20,6 +20,10 @@ bool by_pair(const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p
 // x and y merged into out: x cut into pieces, y cut where each piece's first match would
 // go, the pieces merged at once.
 void merge_two(std::span<const Match> x, std::span<const Match> y, Match* out) {
+  if (x.empty() || y.empty()) {
+    std::copy(y.begin(), y.end(), std::copy(x.begin(), x.end(), out));
+    return;
+  }
   const std::size_t total = x.size() + y.size();
   const std::size_t pieces = std::clamp<std::size_t>(total / (1 << 16), 1, 4 * max_threads());
   const auto cut_y = [&](std::size_t piece) -> std::size_t {
@@ -38,32 +42,36 @@ void merge_two(std::span<const Match> x, std::span<const Match> y, Match* out) {
 }  // namespace
 
 std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs) {
-  std::erase_if(runs, [](const std::vector<Match>& run) { return run.empty(); });
-  if (runs.empty()) return {};
-  // Pairs of runs merged until one is left.
-  while (runs.size() > 1) {
-    std::vector<std::vector<Match>> next;
-    for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
-      std::vector<Match> merged(runs[r].size() + runs[r + 1].size());
-      merge_two(runs[r], runs[r + 1], merged.data());
-      next.push_back(std::move(merged));
-    }
-    if (runs.size() % 2 == 1) next.push_back(std::move(runs.back()));
-    runs = std::move(next);
+  std::vector<Match> all;
+  std::vector<std::size_t> ends;
+  for (std::vector<Match>& run : runs) {
+    all.insert(all.end(), run.begin(), run.end());
+    run = {};
+    ends.push_back(all.size());
   }
-  return std::move(runs.front());
+  return merge_sorted_runs(std::move(all), ends);
 }
 
 std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<std::size_t>& ends) {
-  if (ends.size() <= 1) return all;
-  std::vector<std::vector<Match>> runs;
-  std::size_t begin = 0;
-  for (const std::size_t end : ends) {
-    runs.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(begin), all.begin() + static_cast<std::ptrdiff_t>(end));
-    begin = end;
+  // Neighbouring runs merged in pairs, from `all` into `other` and back, until one is left:
+  // twice the matches' memory at most.
+  std::vector<std::size_t> bounds = {0};
+  for (const std::size_t end : ends)
+    if (end > bounds.back()) bounds.push_back(end);
+  std::vector<Match> other;
+  while (bounds.size() > 2) {
+    other.resize(all.size());
+    std::vector<std::size_t> next = {0};
+    for (std::size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      const std::span<const Match> x(all.data() + bounds[r], bounds[r + 1] - bounds[r]);
+      const std::size_t y_end = r + 2 < bounds.size() ? bounds[r + 2] : bounds[r + 1];  // an odd run alone
+      merge_two(x, std::span<const Match>(all.data() + bounds[r + 1], y_end - bounds[r + 1]), other.data() + bounds[r]);
+      next.push_back(y_end);
+    }
+    all.swap(other);
+    bounds = std::move(next);
   }
-  all = {};
-  return merge_sorted_runs(std::move(runs));
+  return all;
 }
 
 std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,

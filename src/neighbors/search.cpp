@@ -16,6 +16,7 @@
 #include "core/phase_clock.hpp"
 #include "neighbors/search_backends.hpp"
 #include "simkit/cluster.hpp"
+#include "simkit/device.hpp"
 #include "simkit/error.hpp"
 #include "simkit/pairwise.hpp"
 #include "simkit/neighbors.hpp"
@@ -219,10 +220,17 @@ Searcher::Searcher(const Model& model, const SearchOptions& options)
   const auto device_of = [&](std::size_t p) { return gpus.empty() ? options.device.index : gpus[p]; };
   if (parts.total > 1 && options.gpu_split != GpuSplit::Rows) {
     // Every rank takes part (the smallest free memory of all): they must choose alike. A
-    // rank on the CPU offers none, so that the CPU's workers keep shards.
+    // rank on the CPU offers none, so that the CPU's workers keep shards. Workers sharing
+    // a GPU (two indices of this process, or more ranks on the host than it has GPUs)
+    // count their share of its memory.
     std::size_t smallest_free = options.device.cuda ? ~std::size_t{0} : 0;
-    for (std::size_t p = 0; p < local && options.device.cuda; ++p)
-      smallest_free = std::min(smallest_free, gpu_memory(device_of(p)).free);
+    const auto host_gpus = static_cast<std::size_t>(std::max(cuda_device_count(), 1));
+    const std::size_t ranks_a_gpu = (static_cast<std::size_t>(cluster::local_size()) + host_gpus - 1) / host_gpus;
+    for (std::size_t p = 0; p < local && options.device.cuda; ++p) {
+      const auto sharing = static_cast<std::size_t>(
+          std::count_if(gpus.begin(), gpus.end(), [&](int g) { return g == device_of(p); }));
+      smallest_free = std::min(smallest_free, gpu_memory(device_of(p)).free / std::max<std::size_t>(sharing, 1) / ranks_a_gpu);
+    }
     if (options.memory_budget != 0) smallest_free = std::min(smallest_free, options.memory_budget);
     smallest_free = cluster::min(smallest_free);
     impl_->replicated = smallest_free > 0 &&
@@ -241,14 +249,22 @@ Searcher::Searcher(const Model& model, const SearchOptions& options)
     return;
   }
   std::vector<double> setup(local, 0);
-  run_parts(local, [&](std::size_t p) {  // the GPUs' uploads at the same time
+  const auto make_index = [&](std::size_t p) {
     Impl::Part& part = *impl_->parts[p];
     SearchOptions mine = options;
     mine.device.index = device_of(p);
     mine.device.indices = {mine.device.index};
     part.gpu = detail::make_gpu_index(part.view, mine);
     setup[p] = detail::gpu_setup_ms(*part.gpu);
-  });
+  };
+  // The GPUs' uploads at the same time; one after another where indices share a GPU, so
+  // that each sees the memory the ones before it took when it decides what stays there.
+  std::vector<int> distinct = gpus;
+  std::sort(distinct.begin(), distinct.end());
+  if (std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end())
+    run_parts(local, make_index);
+  else
+    for (std::size_t p = 0; p < local; ++p) make_index(p);
   impl_->setup_ms = *std::max_element(setup.begin(), setup.end());
 }
 

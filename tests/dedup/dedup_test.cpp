@@ -91,8 +91,6 @@ TEST(CtphMatch, IndexEqualsEveryPairOnHardSignatures) {
   }
 }
 
-// Block size 0 (only a hand-made list holds it): identical signatures still score 100, as
-// libfuzzy scores them, and the group meets only itself, once.
 // The workers' sorted shares merged (not sorted again) into what one sort of them all
 // gives: runs of different lengths, empty ones, and enough matches for many pieces.
 TEST(CtphMatch, SortedRunsMergeAsOneSort) {
@@ -123,6 +121,8 @@ TEST(CtphMatch, SortedRunsMergeAsOneSort) {
   EXPECT_TRUE(dedup::merge_sorted_runs(std::vector<std::vector<dedup::Match>>(3)).empty());
 }
 
+// Block size 0 (only a hand-made list holds it): identical signatures still score 100, as
+// libfuzzy scores them, and the group meets only itself, once.
 TEST(CtphMatch, ZeroBlockSize) {
   const std::vector<std::string> signatures = {"0:abcdefghij:abc", "0:abcdefghij:abc", "0:abcdefghik:abc",
                                                "3:abcdefghij:abc", "0::", "0::", "6:abcdefghij:abc"};

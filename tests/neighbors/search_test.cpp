@@ -268,42 +268,49 @@ TEST(GpuSplit, PlaceRowsCopiesIntoWiderLists) {
 }
 
 // Two workers on one GPU (what --device cuda:0,1 makes of two GPUs): shards, replicas
-// sharing a batch by rows (small batches) or by queries, and replicas streamed through a
-// small budget all give one GPU's answers exactly.
+// sharing a batch by rows (small batches: the rows from an offset) or by queries, and
+// replicas streamed through a small budget all give one GPU's answers exactly, at fp32
+// and fp16, through score tiles and (small tiles: the first block short of the rows) the
+// fused filter.
 TEST(GpuSearch, EverySplitGivesOneGpusAnswers) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
   const std::size_t rows = test::quick() ? 7'001 : 30'001;
   const Model model = random_model(random, rows, 300);
-  Searcher one(model, on(gpu0(), 10));
-  const auto two_workers = [&](GpuSplit split, std::size_t budget) {
-    SearchOptions options = on(gpu0(), 10, Precision::Fp32, budget);
-    options.device.indices = {gpu0().index, gpu0().index};
-    options.gpu_split = split;
-    return std::make_unique<Searcher>(model, options);
-  };
-  const auto shards = two_workers(GpuSplit::Rows, 0), automatic = two_workers(GpuSplit::Automatic, 0),
-             replicas = two_workers(GpuSplit::Queries, 0), streamed = two_workers(GpuSplit::Queries, rows * 800);
-  EXPECT_FALSE(shards->replicated());
-  EXPECT_TRUE(automatic->replicated());
-  EXPECT_TRUE(replicas->replicated());
-  EXPECT_TRUE(streamed->replicated());
-  for (const std::size_t queries : {std::size_t{1}, std::size_t{3}, std::size_t{70}, 2 * kQueriesPerGpu + 5}) {
-    SCOPED_TRACE(std::to_string(queries) + " queries");
-    const std::vector<float> dirs = random_directions(random, queries, model.dim);
-    const auto want = one.search_vectors(dirs, queries);
-    for (Searcher* searcher : {shards.get(), automatic.get(), replicas.get(), streamed.get()}) {
-      const auto got = searcher->search_vectors(dirs, queries);
-      ASSERT_EQ(got.size(), want.size());
-      for (std::size_t q = 0; q < queries; ++q) {
-        ASSERT_EQ(got[q].size(), want[q].size()) << "query " << q;
-        for (std::size_t i = 0; i < want[q].size(); ++i) {
-          EXPECT_EQ(got[q][i].row, want[q][i].row) << "query " << q << ", rank " << i;
-          EXPECT_EQ(got[q][i].similarity, want[q][i].similarity) << "query " << q << ", rank " << i;
+  for (const Precision precision : {Precision::Fp32, Precision::Fp16})
+    for (const char* tile_mb : {"32", "1"}) {
+      SCOPED_TRACE(std::string(precision_name(precision)) + ", tiles of " + tile_mb + " MiB");
+      const test::ScopedEnv tiles("SIMKIT_GPU_TILE_MB", tile_mb);
+      Searcher one(model, on(gpu0(), 10, precision));
+      const auto two_workers = [&](GpuSplit split, std::size_t budget) {
+        SearchOptions options = on(gpu0(), 10, precision, budget);
+        options.device.indices = {gpu0().index, gpu0().index};
+        options.gpu_split = split;
+        return std::make_unique<Searcher>(model, options);
+      };
+      const auto shards = two_workers(GpuSplit::Rows, 0), automatic = two_workers(GpuSplit::Automatic, 0),
+                 replicas = two_workers(GpuSplit::Queries, 0), streamed = two_workers(GpuSplit::Queries, rows * 800);
+      EXPECT_FALSE(shards->replicated());
+      EXPECT_TRUE(automatic->replicated());
+      EXPECT_TRUE(replicas->replicated());
+      EXPECT_TRUE(streamed->replicated());
+      for (const std::size_t queries : {std::size_t{1}, std::size_t{3}, std::size_t{70}, 2 * kQueriesPerGpu + 5}) {
+        SCOPED_TRACE(std::to_string(queries) + " queries");
+        const std::vector<float> dirs = random_directions(random, queries, model.dim);
+        const auto want = one.search_vectors(dirs, queries);
+        for (Searcher* searcher : {shards.get(), automatic.get(), replicas.get(), streamed.get()}) {
+          const auto got = searcher->search_vectors(dirs, queries);
+          ASSERT_EQ(got.size(), want.size());
+          for (std::size_t q = 0; q < queries; ++q) {
+            ASSERT_EQ(got[q].size(), want[q].size()) << "query " << q;
+            for (std::size_t i = 0; i < want[q].size(); ++i) {
+              EXPECT_EQ(got[q][i].row, want[q][i].row) << "query " << q << ", rank " << i;
+              EXPECT_EQ(got[q][i].similarity, want[q][i].similarity) << "query " << q << ", rank " << i;
+            }
+          }
         }
       }
     }
-  }
 }
 
 }  // namespace

@@ -360,8 +360,9 @@ Runner add_neighbors_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--gpu-split", search->gpu_split,
                       "several GPUs (in this process or a GPU a rank): rows (each holds 1/N of the model), "
-                      "queries (each holds all of it and answers 1/N of a batch of 1024 queries a GPU or more) "
-                      "or auto (queries where the model takes at most half a GPU's free memory)")
+                      "queries (each holds all of it and answers 1/N of every batch) or auto (each holds all "
+                      "of it where it takes at most half a GPU's free memory, and batches of 1024 queries a "
+                      "GPU or more are shared by queries, smaller ones by rows)")
       ->capture_default_str();
   command->add_option("--words", search->words, "word list of an .npy model, one word a line");
   command->add_option("--input-format", search->input_format,
