@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Call 13 (replicas across ranks too: mpirun shares a batch by queries): a fourth call for neighbors' split figures (bench/distributed.sh neighbors-warm and
+# Calls 12 and 13 (12: host phases shared: answers, exact order and placing on all cores; 13:
+# replicas across ranks too) ran this script; call 11 ran it without the neighbors tests and
+# with CLUSTER_TESTS=0 (no cluster tests). A call for neighbors' split figures (bench/distributed.sh neighbors-warm and
 # neighbors: one GPU, cuda:all with --gpu-split auto = replicas, cuda:all --gpu-split rows,
 # mpirun), then the warm batches' host phases (SIMKIT_ENGINE_STATS) on one GPU and on two.
 set -u
