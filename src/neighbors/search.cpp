@@ -223,13 +223,17 @@ Searcher::Searcher(const Model& model, const SearchOptions& options)
     // rank on the CPU offers none, so that the CPU's workers keep shards. Workers sharing
     // a GPU (two indices of this process, or more ranks on the host than it has GPUs)
     // count their share of its memory.
-    std::size_t smallest_free = options.device.cuda ? ~std::size_t{0} : 0;
-    const auto host_gpus = static_cast<std::size_t>(std::max(cuda_device_count(), 1));
-    const std::size_t ranks_a_gpu = (static_cast<std::size_t>(cluster::local_size()) + host_gpus - 1) / host_gpus;
-    for (std::size_t p = 0; p < local && options.device.cuda; ++p) {
-      const auto sharing = static_cast<std::size_t>(
-          std::count_if(gpus.begin(), gpus.end(), [&](int g) { return g == device_of(p); }));
-      smallest_free = std::min(smallest_free, gpu_memory(device_of(p)).free / std::max<std::size_t>(sharing, 1) / ranks_a_gpu);
+    std::size_t smallest_free = 0;
+    if (options.device.cuda) {  // (a CPU rank leaves the GPUs' driver alone)
+      smallest_free = ~std::size_t{0};
+      const auto host_gpus = static_cast<std::size_t>(std::max(cuda_device_count(), 1));
+      const std::size_t ranks_a_gpu = (static_cast<std::size_t>(cluster::local_size()) + host_gpus - 1) / host_gpus;
+      for (std::size_t p = 0; p < local; ++p) {
+        const auto sharing = static_cast<std::size_t>(
+            std::count_if(gpus.begin(), gpus.end(), [&](int g) { return g == device_of(p); }));
+        smallest_free =
+            std::min(smallest_free, gpu_memory(device_of(p)).free / std::max<std::size_t>(sharing, 1) / ranks_a_gpu);
+      }
     }
     if (options.memory_budget != 0) smallest_free = std::min(smallest_free, options.memory_budget);
     smallest_free = cluster::min(smallest_free);

@@ -541,7 +541,7 @@ TopKLists in_exact_order(GpuIndex& index, const float* directions, const TopKLis
 TopKLists search_gpu(GpuIndex& index, const float* directions, std::size_t queries, std::size_t k,
                      double* device_ms, std::optional<RowRange> rows) {
   cuda::DeviceGuard guard(index.device);
-  PhaseClock clock(cat("neighbors on GPU ", index.device));
+  PhaseClock clock("neighbors on GPU", index.device);
   const RowRange searched = rows.value_or(RowRange{0, index.model.rows});
   if (searched.end > index.model.rows || searched.begin > searched.end)
     throw Failure(cat("search_gpu: rows [", searched.begin, ", ", searched.end, ") outside the index's ",
