@@ -107,16 +107,31 @@ fi
 if [[ $jobs == *" big "* ]]; then
   # A model larger than one GPU's memory (70,000,000 x 300 fp32: 84 GB): answered by the
   # GPUs together, each holding its share, beside one GPU streaming it from host memory.
+  # On GPUs that would hold it whole (an H200's 141 GiB), every run gets the memory an
+  # H100 80GB gives by default (nine tenths of its free memory: --memory-budget 70G),
+  # so that one GPU streams the model and each of two holds its half, as on H100s.
   rows=${DIST_BIG_ROWS:-70000000}
+  model_bytes=$(( rows * 300 * 4 ))
+  gpu_bytes=$(( $(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0) * 1024 * 1024 ))
+  budget=()
+  if (( gpu_bytes / 10 * 9 / 4 * 3 >= model_bytes )); then
+    budget=(--memory-budget "${DIST_BIG_BUDGET:-70G}")
+    echo "big model: the GPUs hold $gpu_bytes bytes each, enough for the model; every run gets ${budget[*]}"
+  fi
   if [ ! -f "$data/big.skv" ]; then
     start=$(date +%s)
-    "$bin/simkit_bench_neighbors" --rows "$rows" --write-model "$data/big.skv" --check 1024 2> "$out/data_big.log"
-    echo "big model: $rows rows written in $(( $(date +%s) - start )) s"
+    "$bin/simkit_bench_neighbors" --rows "$rows" --write-model "$data/big.skv" --check 2048 2> "$out/data_big.log"
+    status=$?
+    echo "big model: $rows rows written in $(( $(date +%s) - start )) s (exit $status)"
+    tail -n 3 "$out/data_big.log"
   fi
+  ls -l "$data/big.skv"
   run big one 1 "$data/big.skv.queries" "quer" -- simkit neighbors --model "$data/big.skv" --batch 1024 --format tsv \
-    --device cuda:0
-  run big mpi "$gpus" "$data/big.skv.queries" "quer" -- mpirun --bind-to none -np "$gpus" simkit neighbors --model "$data/big.skv" \
-    --batch 1024 --format tsv --device cuda
+    --device cuda:0 "${budget[@]}"
+  run big all "$gpus" "$data/big.skv.queries" "quer" -- simkit neighbors --model "$data/big.skv" --batch 1024 \
+    --format tsv --device cuda:all "${budget[@]}"
+  run big mpi "$gpus" "$data/big.skv.queries" "quer" -- mpirun --bind-to none -np "$gpus" simkit neighbors \
+    --model "$data/big.skv" --batch 1024 --format tsv --device cuda "${budget[@]}"
   rm -f "$data/big.skv"
 fi
 

@@ -20,8 +20,10 @@
 #include <nlohmann/json.hpp>
 
 #include "ceilings.hpp"
+#include "core/binary_io.hpp"
 #include "core/blas_kernel.hpp"
 #include "simkit/device.hpp"
+#include "simkit/io.hpp"
 #include "simkit/neighbors.hpp"
 #include "simkit/threads.hpp"
 
@@ -74,9 +76,11 @@ int main(int argc, char** argv) {
   std::size_t rows = 2'196'016, dim = 300, k = 10, batch = 1024, single_reps = 50, batch_reps = 10, check = 64;
   std::size_t threads = 0;
   bool skip_ceilings = false, skip_tiles = false;
-  std::string write_model, gpu_split = "auto";
+  std::string write_model, gpu_split = "auto", time_checksum;
   app.add_option("--write-model", write_model,
                  "write the synthetic model (.skv) and its words' first --check as queries to FILE.queries, then stop");
+  app.add_option("--time-checksum", time_checksum,
+                 "time an .skv file's checksum both ways (one XXH3 pass; pieces on all cores), then stop");
   app.add_option("--device", device_name);
   app.add_option("--precisions", precisions, "comma-separated (GPU)");
   app.add_option("--gpu-split", gpu_split, "several GPUs: auto, rows or queries (as simkit neighbors)");
@@ -94,6 +98,25 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   ThreadLimit limit(threads);
+  if (!time_checksum.empty()) {  // .skv version 1's checksum against version 2's, the same bytes
+    const MappedFile file = MappedFile::open(time_checksum);
+    const std::size_t n = file.size() - 8;
+    double t = now_ms();
+    const std::uint64_t pieces = detail::piece_checksum(file.data(), n);  // first: the pages come in
+    const double first_ms = now_ms() - t;
+    t = now_ms();
+    const std::uint64_t again = detail::piece_checksum(file.data(), n);
+    const double pieces_ms = now_ms() - t;
+    t = now_ms();
+    const std::uint64_t one = XXH3_64bits(file.data(), n);
+    const double one_ms = now_ms() - t;
+    std::printf("checksum of %zu bytes: pieces on %zu threads %.0f ms (first touch %.0f ms), one pass %.0f ms: "
+                "%.1fx; the stored sum %s (pieces %016llx, one pass %016llx)\n",
+                n, max_threads(), pieces_ms, first_ms, one_ms, one_ms / pieces_ms,
+                pieces == detail::load<std::uint64_t>(file.data() + n) && pieces == again ? "is the pieces'" : "DIFFERS",
+                static_cast<unsigned long long>(pieces), static_cast<unsigned long long>(one));
+    return 0;
+  }
   const Device device = resolve_device(parse_device(device_name));
   std::fprintf(stderr, "bench: %zu x %zu unit vectors on %s, %zu threads\n", rows, dim, device.name.c_str(),
                max_threads());

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #include <xxhash.h>
 
@@ -23,12 +24,22 @@ T load(const char* p) {
 
 inline std::uint64_t align64(std::uint64_t n) { return (n + 63) / 64 * 64; }
 
-// Hashes everything written so far, so the trailer needs no second pass over the file.
+// A checksum in pieces (.skv from version 2): the XXH3-64 of the little-endian XXH3-64s
+// of consecutive `piece`-byte pieces (the last shorter; an empty file one empty piece).
+// One XXH3 pass is sequential, about 6 GB/s: 14 s for an 84 GB model before its first
+// answer; pieces are checked on every core.
+inline constexpr std::uint64_t kChecksumPiece = std::uint64_t{64} << 20;
+std::uint64_t piece_checksum(const char* bytes, std::uint64_t size, std::uint64_t piece = kChecksumPiece);
+
+// Hashes everything written so far, so the trailer needs no second pass over the file:
+// one XXH3-64 of every byte (piece 0) or piece_checksum's sum.
 struct HashingWriter {
   OutputFile& out;
+  std::uint64_t piece;
   XXH3_state_t* state = XXH3_createState();
-  std::uint64_t written = 0;
-  explicit HashingWriter(OutputFile& o) : out(o) {
+  std::uint64_t written = 0, in_piece = 0;
+  std::vector<std::uint64_t> pieces;  // the finished pieces' hashes
+  explicit HashingWriter(OutputFile& o, std::uint64_t piece_bytes = 0) : out(o), piece(piece_bytes) {
     if (state == nullptr) throw Failure("out of memory");
     XXH3_64bits_reset(state);
   }
@@ -37,9 +48,15 @@ struct HashingWriter {
   HashingWriter& operator=(const HashingWriter&) = delete;
   void write(const void* data, std::size_t bytes) {
     const std::string_view view(static_cast<const char*>(data), bytes);
-    XXH3_64bits_update(state, view.data(), view.size());
     out.write(view);
     written += bytes;
+    for (std::size_t at = 0; at < view.size();) {
+      const std::size_t n = piece == 0 ? view.size() : std::min<std::uint64_t>(view.size() - at, piece - in_piece);
+      XXH3_64bits_update(state, view.data() + at, n);
+      at += n;
+      in_piece += n;
+      if (in_piece == piece) next_piece();
+    }
   }
   void pad_to(std::uint64_t offset) {
     static const char zeros[64] = {};
@@ -47,8 +64,21 @@ struct HashingWriter {
   }
   // Writes the checksum of every byte so far (not itself hashed).
   void finish() {
-    const std::uint64_t sum = XXH3_64bits_digest(state);
+    std::uint64_t sum = 0;
+    if (piece == 0) {
+      sum = XXH3_64bits_digest(state);
+    } else {
+      if (in_piece > 0 || pieces.empty()) next_piece();
+      sum = XXH3_64bits(pieces.data(), pieces.size() * sizeof(std::uint64_t));
+    }
     out.write(std::string_view(reinterpret_cast<const char*>(&sum), sizeof sum));
+  }
+
+ private:
+  void next_piece() {
+    pieces.push_back(XXH3_64bits_digest(state));
+    XXH3_64bits_reset(state);
+    in_piece = 0;
   }
 };
 

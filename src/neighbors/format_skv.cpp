@@ -1,4 +1,4 @@
-// simkit's own word-vector file (.skv), version 1, used in place from a memory map:
+// simkit's own word-vector file (.skv), version 2, used in place from a memory map:
 //
 //   header (128 bytes): "SIMKITWV", u32 version, u32 header bytes, u64 rows, dim,
 //                       word bytes, the offsets of the five sections, file size
@@ -7,7 +7,8 @@
 //   offsets   rows + 1 uint64 into the word bytes
 //   words     the words back to back (UTF-8)
 //   sorted    rows uint32: row numbers in byte order of their words
-//   checksum  uint64 XXH3-64 of every byte before it
+//   checksum  uint64 of every byte before it: XXH3-64 of the XXH3-64s of its 64 MiB
+//             pieces (version 1, still read: XXH3-64 of all of them, one sequential pass)
 //
 // All integers little-endian. The layout follows from (rows, dim, word bytes) alone, so
 // a reader recomputes it and refuses any header that disagrees.
@@ -52,9 +53,9 @@ Model read_skv(const MappedFile& file, Progress* progress, bool background) {
   if (std::memcmp(base, "SIMKITWV", 8) != 0)
     throw InputError(Location::at_offset(path, 0), "not an .skv file (wrong magic)");
   const auto version = load<std::uint32_t>(base + 8);
-  if (version != kSkvVersion)
+  if (version != 1 && version != kSkvVersion)
     throw InputError(Location::at_offset(path, 8),
-                     fmt::format(".skv version {} is not supported (this simkit reads version {})",
+                     fmt::format(".skv version {} is not supported (this simkit reads versions 1 to {})",
                                  version, kSkvVersion));
   if (load<std::uint32_t>(base + 12) != kSkvHeaderBytes)
     throw InputError(Location::at_offset(path, 12), "corrupt header: wrong header size");
@@ -98,11 +99,13 @@ Model read_skv(const MappedFile& file, Progress* progress, bool background) {
 
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
   // (Fuzzers cannot forge checksums; they skip this to reach the checks below.)
-  // One pass over every byte (XXH3 is sequential): in the background it overlaps the
-  // checks below and whatever the caller does next (a GPU upload, the first search).
-  auto verify = [file, checksum_at = l.checksum] {
+  // In the background it overlaps the checks below and whatever the caller does next (a
+  // GPU upload, the first search); a version 2 file's pieces on every core.
+  auto verify = [file, checksum_at = l.checksum, version] {
     const char* bytes = file.data();
-    if (XXH3_64bits(bytes, checksum_at) != load<std::uint64_t>(bytes + checksum_at))
+    const std::uint64_t sum = version == 1 ? XXH3_64bits(bytes, checksum_at)
+                                           : simkit::detail::piece_checksum(bytes, checksum_at);
+    if (sum != load<std::uint64_t>(bytes + checksum_at))
       throw InputError(Location::at_offset(file.path(), checksum_at),
                        "checksum mismatch: the file is damaged or was changed after it was written");
   };
@@ -163,7 +166,7 @@ void write_skv(const Model& model, OutputFile& out, Progress* progress) {
                                     l.offsets, l.words,   l.sorted,   l.file_size};
   std::memcpy(header + 16, fields64, sizeof fields64);
 
-  HashingWriter w(out);
+  HashingWriter w(out, simkit::detail::kChecksumPiece);
   w.write(header, sizeof header);
   w.pad_to(l.vectors);
   const std::uint64_t vector_bytes = rows * dim * 4;

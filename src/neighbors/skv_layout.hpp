@@ -5,7 +5,9 @@
 
 namespace simkit::neighbors::detail {
 
-inline constexpr std::uint32_t kSkvVersion = 1;
+// Version 2 (written): the checksum in pieces (detail::piece_checksum); version 1 (read):
+// one XXH3-64 of every byte.
+inline constexpr std::uint32_t kSkvVersion = 2;
 inline constexpr std::uint32_t kSkvHeaderBytes = 128;
 
 struct SkvLayout {

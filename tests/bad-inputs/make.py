@@ -167,8 +167,8 @@ def main(binary):
     magic[0:4] = b"SKX\0"
     case("skv", "bad_magic.skv", bytes(magic), [": byte 0", "wrong magic"], ["--input-format", "skv"])
     version = bytearray(valid)
-    version[8] = 2
-    case("skv", "version.skv", bytes(version), [": byte 8", ".skv version 2 is not supported"])
+    version[8] = 3
+    case("skv", "version.skv", bytes(version), [": byte 8", ".skv version 3 is not supported"])
     rows = bytearray(valid)
     rows[16:24] = struct.pack("<Q", 10**15)
     case("skv", "absurd_rows.skv", bytes(rows), [": byte 16"])

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "core/binary_io.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "test_support.hpp"
@@ -85,6 +86,43 @@ TEST(OutputFile, NewFileAppearsOnlyOnCommit) {
 TEST(OutputFile, MissingFolderIsAnInputError) {
   test::TempDir dir;
   EXPECT_THROW(OutputFile((dir / "no" / "such" / "file").string()), InputError);
+}
+
+// The writer's checksum in pieces equals the reader's over the written bytes, whatever the
+// write sizes and wherever the pieces end (on a write's edge, inside one, an empty file);
+// with pieces of 0 bytes it is one XXH3-64 of everything.
+TEST(HashingWriter, PiecesEqualTheReadersChecksum) {
+  test::TempDir dir;
+  test::Random random;
+  SCOPED_TRACE("seed " + std::to_string(random.seed()));
+  for (const std::uint64_t piece : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{64}}) {
+    for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64},
+                                   std::size_t{65}, std::size_t{448}, std::size_t{1000}}) {
+      std::string bytes(size, '\0');
+      for (char& c : bytes) c = static_cast<char>(random.integer(0, 255));
+      const std::string path = (dir / "h").string();
+      {
+        OutputFile out(path);
+        detail::HashingWriter w(out, piece);
+        for (std::size_t at = 0; at < size;) {  // writes of 0 to 100 bytes
+          const std::size_t n = std::min<std::size_t>(size - at, static_cast<std::size_t>(random.integer(0, 100)));
+          w.write(bytes.data() + at, n);
+          at += n;
+        }
+        w.finish();
+        out.commit();
+      }
+      const std::string written = test::read_file(path);
+      ASSERT_EQ(written.size(), size + 8);
+      EXPECT_EQ(written.substr(0, size), bytes);
+      const std::uint64_t expected = piece == 0 ? XXH3_64bits(bytes.data(), size)
+                                                : detail::piece_checksum(bytes.data(), size, piece);
+      EXPECT_EQ(detail::load<std::uint64_t>(written.data() + size), expected) << "piece " << piece << ", size " << size;
+    }
+  }
+  // Pieces change the sum: a file's pieces are not interchangeable with one pass.
+  const std::string text = "the quick brown fox jumps over the lazy dog";
+  EXPECT_NE(detail::piece_checksum(text.data(), text.size(), 8), XXH3_64bits(text.data(), text.size()));
 }
 
 }  // namespace

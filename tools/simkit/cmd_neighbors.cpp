@@ -133,6 +133,7 @@ struct Session {
   neighbors::Searcher* cpu_check;
   OutputFile& out;
   int status = kExitOk;
+  bool checksum_noted = false;
 
   // Answers one batch of query lines; `where(i)` names line i for error messages.
   template <typename Where>
@@ -156,7 +157,12 @@ struct Session {
                        queries.size() == 1 ? "y" : "ies", searcher.last_search_ms(), context.device.name,
                        context.device.cuda ? neighbors::precision_name(searcher.options().precision) : "fp32"));
     if (cpu_check != nullptr) compare(queries, answers);
+    const auto check_start = std::chrono::steady_clock::now();
     model.wait_checked();  // no answer from a damaged file
+    if (context.timings && !checksum_noted && model.format == neighbors::Format::Skv)
+      note(fmt::format("timing: waited {:.3f} s for the model's checksum before the first answer",
+                       seconds_since(check_start)));
+    checksum_noted = true;
     std::string text;
     for (std::size_t q = 0; q < queries.size(); ++q) text += render(format, model, queries[q], answers[q]);
     out.write(text);
