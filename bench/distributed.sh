@@ -126,6 +126,7 @@ if [[ $jobs == *" big "* ]]; then
     tail -n 3 "$out/data_big.log"
   fi
   ls -l "$data/big.skv"
+  "$bin/simkit_bench_neighbors" --time-checksum "$data/big.skv"  # .skv 1's one pass against 2's pieces
   run big one 1 "$data/big.skv.queries" "quer" -- simkit neighbors --model "$data/big.skv" --batch 1024 --format tsv \
     --device cuda:0 "${budget[@]}"
   run big all "$gpus" "$data/big.skv.queries" "quer" -- simkit neighbors --model "$data/big.skv" --batch 1024 \
