@@ -28,22 +28,28 @@ class WordVectors {
 
   const Model& model() const { return model_; }
 
-  // Answers with the GIL released; one search at a time per model.
+  // Answers with the GIL released; one search at a time per model. A searcher is kept for
+  // each device (its GPUs), precision and split of several GPUs asked for.
   template <typename Fn>
-  auto with_searcher(const std::string& device_name, const std::string& precision_name, Fn&& fn) {
+  auto with_searcher(const std::string& device_name, const std::string& precision_name, const std::string& split_name,
+                     Fn&& fn) {
     const Device device = device_of(device_name);
     const Precision precision = neighbors::parse_precision(precision_name);
+    const neighbors::GpuSplit split = neighbors::parse_gpu_split(split_name);
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     neighbors::Searcher* searcher = nullptr;
     for (Entry& e : searchers_)
-      if (e.cuda == device.cuda && e.index == device.index && (!device.cuda || e.precision == precision))
+      if (e.cuda == device.cuda && e.indices == device.indices &&
+          (!device.cuda || (e.precision == precision && e.split == split)))
         searcher = e.searcher.get();
     if (searcher == nullptr) {
       neighbors::SearchOptions options;
       options.device = device;
       options.precision = precision;
-      searchers_.push_back({device.cuda, device.index, precision, std::make_unique<neighbors::Searcher>(model_, options)});
+      options.gpu_split = split;
+      searchers_.push_back({device.cuda, device.indices, precision, split,
+                            std::make_unique<neighbors::Searcher>(model_, options)});
       searcher = searchers_.back().searcher.get();
     }
     auto result = fn(*searcher);
@@ -71,8 +77,9 @@ class WordVectors {
  private:
   struct Entry {
     bool cuda = false;
-    int index = 0;
+    std::vector<int> indices;  // the GPUs
     Precision precision = Precision::Fp32;
+    neighbors::GpuSplit split = neighbors::GpuSplit::Automatic;
     std::unique_ptr<neighbors::Searcher> searcher;
   };
   Model model_;
@@ -89,7 +96,7 @@ py::list matches_list(const Model& model, const std::vector<Match>& matches) {
 }
 
 py::object neighbors_of(WordVectors& self, py::handle query, std::size_t k, const std::string& device,
-                        const std::string& precision) {
+                        const std::string& precision, const std::string& gpu_split) {
   const bool single = py::isinstance<py::str>(query);
   std::vector<std::string> lines;
   if (single) {
@@ -110,7 +117,8 @@ py::object neighbors_of(WordVectors& self, py::handle query, std::size_t k, cons
     neighbors::query_vector(self.model(), q, where);
     queries.push_back(std::move(q));
   }
-  const auto answers = self.with_searcher(device, precision, [&](neighbors::Searcher& s) { return s.search(queries, k); });
+  const auto answers =
+      self.with_searcher(device, precision, gpu_split, [&](neighbors::Searcher& s) { return s.search(queries, k); });
   if (single) return matches_list(self.model(), answers[0]);
   py::list out;
   for (const auto& a : answers) out.append(matches_list(self.model(), a));
@@ -118,14 +126,14 @@ py::object neighbors_of(WordVectors& self, py::handle query, std::size_t k, cons
 }
 
 py::tuple search(WordVectors& self, py::handle queries, std::size_t k, const std::string& device,
-                 const std::string& precision) {
+                 const std::string& precision, const std::string& gpu_split) {
   const Model& model = self.model();
   const FloatArray q = float_array(queries, "queries", 2, model.dim);
   if (k == 0) throw UsageError("--k must be at least 1");
   const auto rows = static_cast<std::size_t>(q.shape(0));
   std::vector<std::vector<Match>> answers;
   if (rows > 0)
-    answers = self.with_searcher(device, precision, [&](neighbors::Searcher& s) {
+    answers = self.with_searcher(device, precision, gpu_split, [&](neighbors::Searcher& s) {
       return s.search_vectors({q.data(), rows * model.dim}, rows, k);
     });
   const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k)};
@@ -204,20 +212,21 @@ file and position for a malformed one.)doc")
           },
           py::arg("word"), "A word's vector (a read-only view; KeyError when the model lacks the word).")
       .def("neighbors", &neighbors_of, py::arg("query"), py::arg("k") = 10, py::arg("device") = "auto",
-           py::arg("precision") = "fp32",
+           py::arg("precision") = "fp32", py::arg("gpu_split") = "auto",
            R"doc(The k most cosine-similar words of a word or an expression such as
 "king - man + woman" (the mean of the terms' unit vectors, as gensim's most_similar), the
 query's own words left out: a list of (word, similarity), best first, equal to
 `simkit neighbors`. A list of queries gives a list of such lists, answered together.
-`device` is auto, cpu, cuda or cuda:N; `precision` (GPU) fp32, tf32, fp16 or bf16.
-An unknown word raises simkit.InputError (a ValueError) naming it.)doc")
+`device` is auto, cpu, cuda, cuda:N, cuda:0,1 or cuda:all; `precision` (GPU) fp32, tf32,
+fp16 or bf16; `gpu_split` (several GPUs) auto, rows or queries, as `--gpu-split` (the
+answers are the same). An unknown word raises simkit.InputError (a ValueError) naming it.)doc")
       .def("search", &search, py::arg("queries"), py::arg("k") = 10, py::arg("device") = "auto",
-           py::arg("precision") = "fp32",
+           py::arg("precision") = "fp32", py::arg("gpu_split") = "auto",
            R"doc(For each row of `queries` (a [n, dim] array; float32 C order is used
 without a copy), the k rows whose unit vectors have the largest dot product with it (the
 cosine similarity for unit queries), as FAISS's IndexFlatIP.search over the normalised
 rows: (scores float32 [n, k], indices int64 [n, k]), best first, ties by lower row;
--1 and -inf past the model's rows.)doc")
+-1 and -inf past the model's rows. `device`, `precision` and `gpu_split` as for neighbors.)doc")
       .def(
           "save",
           [](const WordVectors& self, py::handle path, const std::string& format) {

@@ -29,6 +29,16 @@ def test_neighbors_and_search(rng):
             assert (i_gpu == i_cpu).mean() > 0.99
 
 
+def test_every_gpu_split_gives_one_gpus_answers(rng):
+    m = simkit.WordVectors.load(SAMPLES / "vectors.vec")
+    q = rng.standard_normal((2500, m.dim)).astype(np.float32)  # over 1,024 a GPU: auto may share by queries
+    s_one, i_one = m.search(q, k=10, device="cuda:0")
+    for split in ("auto", "rows", "queries"):
+        s_all, i_all = m.search(q, k=10, device="cuda:all", gpu_split=split)
+        np.testing.assert_array_equal(i_all, i_one)
+        np.testing.assert_array_equal(s_all, s_one)
+
+
 @pytest.mark.parametrize("metric", ["dot", "cosine", "l2"])
 def test_topk(rng, metric):
     a = rng.standard_normal((200, 48)).astype(np.float32)

@@ -57,6 +57,17 @@ def test_neighbors_of_a_word_are_its_cosine_top_k_without_itself(model):
     np.testing.assert_allclose([s for _, s in got], np.sort(scores)[::-1][:10], atol=1e-5)
 
 
+def test_gpu_split_is_checked_and_leaves_the_cpus_answers_alone(model, rng):
+    queries = rng.standard_normal((9, model.dim)).astype(np.float32)
+    want = model.search(queries, k=5, device="cpu")
+    for split in ("auto", "rows", "queries"):  # one CPU: nothing to share, the same answers
+        got = model.search(queries, k=5, device="cpu", gpu_split=split)
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[0], want[0])
+    with pytest.raises(ValueError, match="gpu-split"):
+        model.neighbors("water", device="cpu", gpu_split="columns")
+
+
 def test_search_equals_brute_force(model, rng):
     queries = rng.standard_normal((37, model.dim)).astype(np.float32)
     scores, indices = model.search(queries, k=12, device="cpu")
