@@ -55,7 +55,7 @@ Model read_skv(const MappedFile& file, Progress* progress, bool background) {
   const auto version = load<std::uint32_t>(base + 8);
   if (version != 1 && version != kSkvVersion)
     throw InputError(Location::at_offset(path, 8),
-                     fmt::format(".skv version {} is not supported (this simkit reads versions 1 to {})",
+                     fmt::format(".skv version {} is not supported (this simkit reads versions 1 and {})",
                                  version, kSkvVersion));
   if (load<std::uint32_t>(base + 12) != kSkvHeaderBytes)
     throw InputError(Location::at_offset(path, 12), "corrupt header: wrong header size");

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Call 18: a model larger than one GPU's memory (issue 29): 70,000,000 x 300 fp32 (84 GB)
 # on one GPU (streamed), cuda:all and mpirun -np 2 (each GPU half the model, resident).
+# Call 19 ran these lines again (as .gpu/call19.sh, its grep also showing "checksum"),
+# on commit 7633d8d, where bench/distributed.sh also times the checksum both ways.
 set -u
 out=$1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
