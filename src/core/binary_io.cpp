@@ -14,4 +14,11 @@ std::uint64_t piece_checksum(const char* bytes, std::uint64_t size, std::uint64_
   return XXH3_64bits(pieces.data(), pieces.size() * sizeof(std::uint64_t));
 }
 
+void check_checksum(const char* base, std::uint64_t at, bool in_pieces, const std::string& path) {
+  const std::uint64_t sum = in_pieces ? piece_checksum(base, at) : XXH3_64bits(base, at);
+  if (sum != load<std::uint64_t>(base + at))
+    throw InputError(Location::at_offset(path, at),
+                     "checksum mismatch: the file is damaged or was changed after it was written");
+}
+
 }  // namespace simkit::detail

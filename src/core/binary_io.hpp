@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +31,10 @@ inline std::uint64_t align64(std::uint64_t n) { return (n + 63) / 64 * 64; }
 // answer; pieces are checked on every core.
 inline constexpr std::uint64_t kChecksumPiece = std::uint64_t{64} << 20;
 std::uint64_t piece_checksum(const char* bytes, std::uint64_t size, std::uint64_t piece = kChecksumPiece);
+
+// Refuses (InputError at `at`) a file whose checksum, stored at `at`, is not that of the
+// bytes before it: piece_checksum's (`in_pieces`) or one XXH3-64 of them (older versions).
+void check_checksum(const char* base, std::uint64_t at, bool in_pieces, const std::string& path);
 
 // Hashes everything written so far, so the trailer needs no second pass over the file:
 // one XXH3-64 of every byte (piece 0) or piece_checksum's sum.

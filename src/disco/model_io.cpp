@@ -1,6 +1,7 @@
-// simkit's DISCO model file (.skd), version 3 (all integers little-endian, sections on
-// 64-byte boundaries; version 2 is the same without the measure section, a Lin model,
-// and version 1 without the dense section too; both are read):
+// simkit's DISCO model file (.skd), version 4 (all integers little-endian, sections on
+// 64-byte boundaries; version 3 is the same with one XXH3-64 of every byte as its
+// checksum, version 2 also without the measure section (a Lin model), and version 1
+// without the dense section too; all are read):
 //   header (64 bytes): "SIMKITDS", u32 version, u32 header bytes, u32 window, u32 flags
 //                      (bit 0: words kept in their case),
 //                      u64 words, u64 feature words, u64 features, u64 word bytes, u64 file size
@@ -16,7 +17,8 @@
 //   dense         words x F float32, row-major, each finite and >= 0
 //   measure       u32 measure (0 Lin, 1 PPMI), u32 distance weighting (0 or 1),
 //                 f64 alpha, f64 shift k, f64 subsampling threshold (0: none)
-//   checksum      uint64 XXH3-64 of every byte before it
+//   checksum      uint64 of every byte before it: detail::piece_checksum's (the XXH3-64
+//                 of its 64 MiB pieces' XXH3-64s)
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -37,7 +39,7 @@ using detail::align64;
 using detail::load;
 
 constexpr char kMagic[8] = {'S', 'I', 'M', 'K', 'I', 'T', 'D', 'S'};
-constexpr std::uint32_t kVersion = 3;
+constexpr std::uint32_t kVersion = 4;  // 4: the checksum in pieces
 constexpr std::uint64_t kMeasureBytes = 32;
 constexpr std::uint32_t kHeaderBytes = 64;
 
@@ -95,7 +97,7 @@ void write_model(const Model& m, const std::string& path) {
   const std::uint64_t fields64[] = {m.words.size(), m.feature_words, m.features.size(), word_offsets.back(), l.file_size};
   std::memcpy(header + 24, fields64, sizeof fields64);
   OutputFile out(path);
-  detail::HashingWriter w(out);
+  detail::HashingWriter w(out, detail::kChecksumPiece);
   w.write(header, sizeof header);
   w.write(word_offsets.data(), word_offsets.size() * 8);
   w.pad_to(l.words);
@@ -165,9 +167,7 @@ Model parse_model(std::string_view bytes, const std::string& name) {
     throw InputError(Location::at_offset(name, std::min(size, l.file_size)),
                      fmt::format("corrupt: the sizes call for {} bytes, the file has {}", l.file_size, size));
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-  if (XXH3_64bits(base, l.checksum) != load<std::uint64_t>(base + l.checksum))
-    throw InputError(Location::at_offset(name, l.checksum),
-                     "checksum mismatch: the file is damaged or was changed after it was written");
+  detail::check_checksum(base, l.checksum, version >= 4, name);
 #endif
   Model m;
   if (version >= 3) {

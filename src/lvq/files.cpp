@@ -114,9 +114,7 @@ Header read_head(std::string_view bytes, const std::string& name, const char* ma
     throw InputError(Location::at_offset(name, std::min(size, checksum_at)),
                      fmt::format("corrupt: the sizes call for {} bytes, the file has {}", checksum_at + 8, size));
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-  if (XXH3_64bits(base, checksum_at) != load<std::uint64_t>(base + checksum_at))
-    throw InputError(Location::at_offset(name, checksum_at),
-                     "checksum mismatch: the file is damaged or was changed after it was written");
+  detail::check_checksum(base, checksum_at, false, name);
 #endif
   classes.clear();
   std::uint64_t previous = load<std::uint64_t>(base + s.name_offsets);

@@ -18,7 +18,6 @@
 #include <future>
 #include <vector>
 
-#include <xxhash.h>
 #include <fmt/format.h>
 
 #include "core/binary_io.hpp"
@@ -102,12 +101,7 @@ Model read_skv(const MappedFile& file, Progress* progress, bool background) {
   // In the background it overlaps the checks below and whatever the caller does next (a
   // GPU upload, the first search); a version 2 file's pieces on every core.
   auto verify = [file, checksum_at = l.checksum, version] {
-    const char* bytes = file.data();
-    const std::uint64_t sum = version == 1 ? XXH3_64bits(bytes, checksum_at)
-                                           : simkit::detail::piece_checksum(bytes, checksum_at);
-    if (sum != load<std::uint64_t>(bytes + checksum_at))
-      throw InputError(Location::at_offset(file.path(), checksum_at),
-                       "checksum mismatch: the file is damaged or was changed after it was written");
+    simkit::detail::check_checksum(file.data(), checksum_at, version >= 2, file.path());
   };
   if (background)
     model.pending_check = std::async(std::launch::async, verify).share();

@@ -1,6 +1,6 @@
 // Reading and writing posting-list indexes: the seed's ExpIndex and simkit's .skp.
 //
-// .skp, version 2 (all integers little-endian, sections on 64-byte boundaries):
+// .skp, version 3 (all integers little-endian, sections on 64-byte boundaries):
 //   header (128 bytes): "SIMKITPL", u32 version, u32 header bytes, u64 terms, u64 ids,
 //                      u64 documents, u64 vocabulary words (0 or terms), u64 word bytes,
 //                      u64 file size, u64 bitmaps, zeros
@@ -11,9 +11,10 @@
 //                 document d is in list bitmap_terms[i] (equal to the list, checked)
 //   word offsets  (words + 1) uint64 into the word bytes (absent when words = 0)
 //   words         the words back to back, UTF-8, in strictly increasing byte order
-//   checksum      uint64 XXH3-64 of every byte before it (at an 8-byte boundary)
-// Version 1 is the same with a 64-byte header and no bitmap sections; its bitmaps are
-// built on reading.
+//   checksum      uint64 of every byte before it (at an 8-byte boundary):
+//                 detail::piece_checksum's, the XXH3-64 of its 64 MiB pieces' XXH3-64s
+// Version 2 is the same with one XXH3-64 of every byte as its checksum; version 1 also has
+// a 64-byte header and no bitmap sections (its bitmaps are built on reading). Both are read.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -35,7 +36,7 @@ using simkit::detail::align64;
 using simkit::detail::load;
 
 constexpr char kMagic[8] = {'S', 'I', 'M', 'K', 'I', 'T', 'P', 'L'};
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;  // 3: the checksum in pieces; 2: bitmaps
 
 std::uint32_t header_bytes(std::uint32_t version) { return version == 1 ? 64 : 128; }
 
@@ -173,9 +174,7 @@ Index parse_index(std::string_view bytes, const std::string& name) {
                                  size < l.file_size ? "truncated" : "corrupt or trailing bytes", l.file_size, size));
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
   // (Fuzzers cannot forge checksums; they skip this to reach the checks below.)
-  if (XXH3_64bits(base, l.checksum) != load<std::uint64_t>(base + l.checksum))
-    throw InputError(Location::at_offset(name, l.checksum),
-                     "checksum mismatch: the file is damaged or was changed after it was written");
+  simkit::detail::check_checksum(base, l.checksum, version >= 3, name);
 #endif
   Index index;
   index.documents = documents;
@@ -239,7 +238,7 @@ void write_index(const Index& index, const std::string& path) {
   const std::uint64_t fields64[] = {terms, ids, index.documents, words, word_offsets.back(), l.file_size, bitmaps};
   std::memcpy(header + 16, fields64, sizeof fields64);
   OutputFile out(path);
-  simkit::detail::HashingWriter w(out);
+  simkit::detail::HashingWriter w(out, simkit::detail::kChecksumPiece);
   w.write(header, sizeof header);
   w.write(index.offsets.data(), (terms + 1) * 8);
   w.pad_to(l.ids);
