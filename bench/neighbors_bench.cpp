@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   ThreadLimit limit(threads);
   if (!time_checksum.empty()) {  // .skv version 1's checksum against version 2's, the same bytes
     const MappedFile file = MappedFile::open(time_checksum);
+    if (file.size() < 8) throw std::runtime_error(time_checksum + ": shorter than a checksum");
     const std::size_t n = file.size() - 8;
     double t = now_ms();
     const std::uint64_t pieces = detail::piece_checksum(file.data(), n);  // first: the pages come in

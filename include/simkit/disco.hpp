@@ -220,7 +220,8 @@ wordsim::Evaluation evaluate(const Model& model, const std::vector<wordsim::Gold
 
 // simkit's model file (.skd; docs/formats.md): magic, version, sizes, vocabulary,
 // counts, the sparse matrix, the dense form when kept, the measure and its parameters,
-// an XXH3 checksum. Versions 1 (no dense section) and 2 (no measure: Lin) are read too.
+// a checksum in pieces. Versions 1 (no dense section), 2 (no measure: Lin) and 3 (one
+// XXH3 pass as its checksum) are read too.
 void write_model(const Model& model, const std::string& path);
 Model read_model(const std::string& path);
 Model parse_model(std::string_view bytes, const std::string& name);

@@ -27,8 +27,10 @@ class MappedFile {
   std::span<const std::byte> bytes() const noexcept {
     return {reinterpret_cast<const std::byte*>(data_), size_};
   }
-  // Tells the kernel the file will be read front to back (a hint, never fails).
+  // Tells the kernel the file will be read front to back, soon (a hint, never fails).
   void advise_sequential() const noexcept;
+  // Tells the kernel the whole file will be needed soon, in any order (a hint).
+  void advise_will_need() const noexcept;
 
  private:
   struct Storage;

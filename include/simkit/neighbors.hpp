@@ -59,7 +59,8 @@ struct LoadOptions {
   Format format = Format::Auto;  // Auto: detected from the content
   std::string words_path;        // the word list of an .npy matrix (one word a line)
   Progress* progress = nullptr;  // advanced by bytes read
-  // .skv: verify the whole file's checksum on a thread of its own while the caller goes on
+  // .skv: verify the whole file's checksum in the background (version 2's pieces on every
+  // core, from a thread of its own) while the caller goes on
   // (uploads the model, searches): the structure is checked before load_model returns,
   // the checksum when Model::wait_checked() is called, which must come before any answer
   // is trusted or written.

@@ -20,8 +20,8 @@ using neighbors::Match;
 using neighbors::Model;
 using neighbors::Precision;
 
-// A model and the searchers made for it, one per device and precision (on a GPU the
-// model is uploaded once, when the first call asks for that device).
+// A model and the searchers made for it, one per device (its GPUs), precision and split
+// of several GPUs (on a GPU the model is uploaded once, when the first call asks for it).
 class WordVectors {
  public:
   explicit WordVectors(Model model) : model_(std::move(model)) {}
@@ -35,7 +35,10 @@ class WordVectors {
                      Fn&& fn) {
     const Device device = device_of(device_name);
     const Precision precision = neighbors::parse_precision(precision_name);
-    const neighbors::GpuSplit split = neighbors::parse_gpu_split(split_name);
+    // The split only matters where several GPUs share a batch: elsewhere one searcher serves
+    // every split (another would upload the model again).
+    const neighbors::GpuSplit parsed = neighbors::parse_gpu_split(split_name);
+    const neighbors::GpuSplit split = device.indices.size() > 1 ? parsed : neighbors::GpuSplit::Automatic;
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     neighbors::Searcher* searcher = nullptr;

@@ -1,5 +1,6 @@
-// Pieces shared by simkit's own binary formats (.skv, .skp): unaligned little-endian
-// loads and a writer that hashes what it writes for the XXH3 trailer.
+// Pieces shared by simkit's own binary formats (.skv, .skp, .skd, .skq, .skl): unaligned
+// little-endian loads, a writer that hashes what it writes for the trailing checksum, and
+// the check of that checksum.
 #pragma once
 
 #include <algorithm>
@@ -25,7 +26,7 @@ T load(const char* p) {
 
 inline std::uint64_t align64(std::uint64_t n) { return (n + 63) / 64 * 64; }
 
-// A checksum in pieces (.skv from version 2): the XXH3-64 of the little-endian XXH3-64s
+// A checksum in pieces (.skv from version 2, .skp from 3, .skd from 4): the XXH3-64 of the little-endian XXH3-64s
 // of consecutive `piece`-byte pieces (the last shorter; an empty file one empty piece).
 // One XXH3 pass is sequential, about 6 GB/s: 14 s for an 84 GB model before its first
 // answer; pieces are checked on every core.

@@ -106,9 +106,14 @@ MappedFile MappedFile::from_bytes(std::string name, std::string_view bytes) {
   return file;
 }
 
+// (The advice values are not flags: each is given in a call of its own.)
 void MappedFile::advise_sequential() const noexcept {
-  if (storage_ && storage_->map != nullptr)
-    ::madvise(storage_->map, storage_->map_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+  if (storage_ && storage_->map != nullptr) ::madvise(storage_->map, storage_->map_size, MADV_SEQUENTIAL);
+  advise_will_need();
+}
+
+void MappedFile::advise_will_need() const noexcept {
+  if (storage_ && storage_->map != nullptr) ::madvise(storage_->map, storage_->map_size, MADV_WILLNEED);
 }
 
 // ---------------------------------------------------------------- interrupt cleanup

@@ -227,7 +227,7 @@ Model read_any(const MappedFile& file, Format format, const MappedFile* words, P
 
 Model load_model(const std::string& path, const LoadOptions& options) {
   const MappedFile file = MappedFile::open(path);
-  file.advise_sequential();
+  file.advise_will_need();  // read whole (checksum, upload), then at random (searches)
   std::optional<MappedFile> words;
   if (!options.words_path.empty()) words = MappedFile::open(options.words_path);
   return read_any(file, options.format, words ? &*words : nullptr, options.progress,

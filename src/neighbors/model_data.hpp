@@ -66,7 +66,8 @@ Model read_text(const MappedFile& file, Format format, Progress* progress);
 Model read_word2vec_binary(const MappedFile& file, Progress* progress);
 // `words` is the word list; nullptr when none was given.
 Model read_npy(const MappedFile& file, const MappedFile* words, Progress* progress);
-// `background`: the checksum is verified on a thread of its own (Model::pending_check).
+// `background`: the checksum is verified in the background, from a thread of its own
+// (Model::pending_check).
 Model read_skv(const MappedFile& file, Progress* progress, bool background);
 
 void write_text(const Model& model, OutputFile& out, Format format, Progress* progress);
