@@ -58,7 +58,8 @@ Index read_exp_index(const std::string& path);
 Index parse_exp_index(std::string_view bytes, const std::string& name);
 
 // simkit's own index file (.skp; docs/formats.md): magic, version, sizes, the lists,
-// the dense lists' bitmaps, the vocabulary, an XXH3 checksum. Read refuses truncated,
+// the dense lists' bitmaps, the vocabulary, a checksum in 64 MiB pieces (version 3;
+// version 2's one XXH3 pass is read too). Read refuses truncated,
 // foreign or damaged files, and bitmaps that differ from their lists; a file without
 // bitmaps (version 1, or written from an index without them) gets them built on reading.
 Index read_index(const std::string& path);
