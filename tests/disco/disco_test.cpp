@@ -10,9 +10,8 @@
 #include <set>
 #include <tuple>
 
-#include <xxhash.h>
 
-#include "core/binary_io.hpp"
+#include "sealed_file.hpp"
 #include "disco/key_counts.hpp"
 #include "disco_fixture.hpp"
 #include "simkit/disco.hpp"
@@ -199,17 +198,10 @@ TEST(Disco, ModelFileRoundTripAndDamage) {
 
   // Version 3 (one XXH3-64 of every byte, before the checksum in pieces) is still read;
   // its own rule is checked: the pieces' sum under version 3 is refused.
-  std::string v3 = bytes;
-  const std::uint32_t three = 3;
-  std::memcpy(v3.data() + 8, &three, 4);
-  const std::uint64_t one_pass = XXH3_64bits(v3.data(), v3.size() - 8);
-  std::memcpy(v3.data() + v3.size() - 8, &one_pass, 8);
-  const disco::Model old = disco::parse_model(v3, "v3");
+  const disco::Model old = disco::parse_model(test::with_version(bytes, 3, false), "v3");
   EXPECT_EQ(old.words, model.words);
   EXPECT_EQ(old.mi, model.mi);
-  const std::uint64_t pieces = simkit::detail::piece_checksum(v3.data(), v3.size() - 8);
-  std::memcpy(v3.data() + v3.size() - 8, &pieces, 8);
-  EXPECT_NE(refusal(v3).find("checksum mismatch"), std::string::npos);
+  EXPECT_NE(refusal(test::with_version(bytes, 3, true)).find("checksum mismatch"), std::string::npos);
 }
 
 TEST(Disco, KeyCountsSpillAndMergeExactly) {
@@ -695,9 +687,7 @@ TEST(DiscoPpmi, ModelFilesKeepTheMeasureAndOldOnesReadAsLin) {
   const auto damaged = [&](std::size_t at, const void* value, std::size_t size) {
     std::string b = bytes;
     std::memcpy(b.data() + at, value, size);
-    const std::uint64_t sum = simkit::detail::piece_checksum(b.data(), b.size() - 8);
-    std::memcpy(b.data() + b.size() - 8, &sum, 8);
-    return test::input_error_of([&] { disco::parse_model(b, "m"); });
+    return test::input_error_of([&] { disco::parse_model(test::sealed(b, true), "m"); });
   };
   const std::size_t measure_at = bytes.size() - 8 - 32;  // the section sits just before the checksum
   const std::uint32_t unknown = 7;

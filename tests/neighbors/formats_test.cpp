@@ -5,9 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include <xxhash.h>
 
-#include "core/binary_io.hpp"
+#include "sealed_file.hpp"
 #include "neighbors/skv_layout.hpp"
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
@@ -320,10 +319,8 @@ TEST(SkvFile, TheFirstOfTwoBadWordsIsReported) {
   const std::uint64_t offsets_at = header_field(56), words_at = header_field(64);
   for (const std::size_t row : {std::size_t{41234}, std::size_t{30001}})
     bytes[words_at + header_field(offsets_at + 8 * row)] = '\x01';
-  const std::uint64_t checksum_at = bytes.size() - 8, sum = simkit::detail::piece_checksum(bytes.data(), checksum_at);
-  std::memcpy(bytes.data() + checksum_at, &sum, 8);
   const std::string path = (dir / "bad.skv").string();
-  test::write_file(path, bytes);
+  test::write_file(path, test::sealed(bytes, true));
   expect_refused(path, "control character", ": byte " + std::to_string(offsets_at + 8 * 30001));
 }
 
@@ -331,14 +328,10 @@ TEST(SkvFile, TheFirstOfTwoBadWordsIsReported) {
 // read, and checked by their own rule: the same bytes with a version 2 sum are refused.
 TEST(SkvFile, VersionOneFilesAreStillRead) {
   test::TempDir dir;
-  std::string bytes = valid_skv(dir);
+  const std::string bytes = valid_skv(dir);
   ASSERT_EQ(bytes[8], 2);
-  bytes[8] = 1;
-  const std::uint64_t checksum_at = bytes.size() - 8;
   const std::string path = (dir / "v1.skv").string();
-  const std::uint64_t sum = XXH3_64bits(bytes.data(), checksum_at);
-  std::memcpy(bytes.data() + checksum_at, &sum, 8);
-  test::write_file(path, bytes);
+  test::write_file(path, test::with_version(bytes, 1, false));
   for (const bool background : {false, true}) {
     LoadOptions options;
     options.check_in_background = background;
@@ -346,9 +339,7 @@ TEST(SkvFile, VersionOneFilesAreStillRead) {
     EXPECT_NO_THROW(v1.wait_checked());
     expect_same_model(v1, load_model((dir / "ok.skv").string()));
   }
-  const std::uint64_t pieces = simkit::detail::piece_checksum(bytes.data(), checksum_at);
-  std::memcpy(bytes.data() + checksum_at, &pieces, 8);
-  test::write_file(path, bytes);
+  test::write_file(path, test::with_version(bytes, 1, true));
   expect_refused(path, "checksum mismatch", ": byte");
 }
 

@@ -6,7 +6,7 @@
 
 #include <xxhash.h>
 
-#include "core/binary_io.hpp"
+#include "sealed_file.hpp"
 #include "postings/algorithms.hpp"
 #include "postings_fixture.hpp"
 #include "simkit/error.hpp"
@@ -239,17 +239,13 @@ TEST(Skp, BitmapsKeptReadAndChecked) {
 
   // Version 2 (one XXH3-64 of every byte, before the checksum in pieces): read alike; its
   // own rule checked (the pieces' sum under version 2 is refused).
-  std::string v2 = test::read_file(path);
-  const std::uint32_t two = 2;
-  std::memcpy(v2.data() + 8, &two, 4);
-  const std::uint64_t one_pass = XXH3_64bits(v2.data(), v2.size() - 8);
-  std::memcpy(v2.data() + v2.size() - 8, &one_pass, 8);
-  const postings::Index second = postings::parse_index(v2, "v2");
+  const std::string written = test::read_file(path);
+  const postings::Index second = postings::parse_index(test::with_version(written, 2, false), "v2");
   EXPECT_EQ(second.ids, index.ids);
   EXPECT_EQ(second.bitmap_words, index.bitmap_words);
-  const std::uint64_t pieces = simkit::detail::piece_checksum(v2.data(), v2.size() - 8);
-  std::memcpy(v2.data() + v2.size() - 8, &pieces, 8);
-  EXPECT_NE(input_error_of([&] { postings::parse_index(v2, "v2"); }).find("checksum mismatch"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { postings::parse_index(test::with_version(written, 2, true), "v2"); })
+                .find("checksum mismatch"),
+            std::string::npos);
 
   // Version 1: the same lists, their bitmaps built on reading.
   const postings::Index old = postings::parse_index(skp_version_1(index), "v1");
@@ -268,9 +264,7 @@ TEST(Skp, BitmapsKeptReadAndChecked) {
   for (const std::size_t bit : {std::size_t{first_id}, std::size_t{first_id} + 1 - (first_id > 0 ? 2 : 0)}) {
     std::string damaged = bytes;
     damaged[words_at + bit / 8] = static_cast<char>(damaged[words_at + bit / 8] ^ (1 << (bit % 8)));
-    const std::uint64_t sum = simkit::detail::piece_checksum(damaged.data(), damaged.size() - 8);
-    std::memcpy(damaged.data() + damaged.size() - 8, &sum, 8);
-    EXPECT_NE(input_error_of([&] { postings::parse_index(damaged, "f"); })
+    EXPECT_NE(input_error_of([&] { postings::parse_index(test::sealed(damaged, true), "f"); })
                   .find("bitmap 0 differs from the list of term " + std::to_string(index.bitmap_terms[0])),
               std::string::npos)
         << bit;
