@@ -156,6 +156,9 @@ struct Results {
   IdVector ids;
   std::vector<std::uint64_t> offsets{0};
   std::vector<std::uint64_t> counts;
+  // Where intersect_cpu puts each query's answer before the answers are joined in `ids`,
+  // kept so that a Results reused batch after batch allocates nothing once large enough.
+  std::vector<std::vector<DocId>> per_query;
   std::span<const DocId> answer(std::size_t q) const noexcept {
     return {ids.data() + offsets[q], static_cast<std::size_t>(offsets[q + 1] - offsets[q])};
   }

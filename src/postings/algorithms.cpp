@@ -138,7 +138,7 @@ __attribute__((target("avx2"))) std::size_t avx2_two(const DocId* a, std::size_t
 
 // Keeps the candidates found in `list` by blocks (AVX2 where `wide`) or a plain merge.
 void merge_filter(std::vector<DocId>& candidates, List list, bool wide, std::vector<DocId>& scratch) {
-  scratch.resize(candidates.size());
+  if (scratch.size() < candidates.size()) scratch.resize(candidates.size());  // (larger is fine: no zeroing)
   const std::size_t n = wide ? avx2_two(candidates.data(), candidates.size(), list.data(), list.size(), scratch.data())
                              : merge_two(candidates.data(), candidates.size(), list.data(), list.size(), scratch.data());
   scratch.resize(n);

@@ -1,6 +1,7 @@
-// Internal: the tables a batch of queries sends to the GPU (cuda/intersect.cu), built on
-// all cores: each query's lists shortest first, its candidates, and the slices of
-// candidates that the kernel's blocks take.
+// Internal: the tables a batch of queries sends to the GPU (cuda/intersect.cu): each
+// query's lists shortest first (rows of a list table), its candidates, and where its
+// blocks start. Built on one core: a batch's tables are small, and waking every core
+// costs more than the work (bench/results/postings.md).
 #pragma once
 
 #include <cstdint>
@@ -13,32 +14,35 @@ namespace simkit::postings::detail {
 
 inline constexpr std::uint64_t kNoBitmap = ~std::uint64_t{0};
 
-struct GpuSlice {
-  std::uint32_t query;  // part query
-  std::uint32_t start;  // first candidate's position in the query's shortest list
+// A list as the kernels read it: where its ids begin (in index.ids, or in a batch's
+// gathered lists), where its bitmap begins in index.bitmap_words (or kNoBitmap), its length.
+struct GpuList {
+  std::uint64_t start;
+  std::uint64_t bitmap;
+  std::uint32_t length;
+  std::uint32_t unused = 0;
 };
+
+// The list table of an index resident on the GPU: row t is term t's list (made once).
+std::vector<GpuList> resident_lists(const Index& index);
 
 // One entry a term of a query (a repeated term twice: ANDing a list with itself changes
-// nothing), a query's entries together, shortest list first. Not resident, each distinct
-// term's list is gathered once and its entries point there.
+// nothing), a query's entries together, shortest list first. Resident, an entry is its
+// term (the row of resident_lists); not resident, each distinct term's list is gathered
+// once and the entry is its row of `gathered_lists`.
 struct GpuTables {
-  std::vector<std::uint32_t> entry_term;    // (on the host only)
-  std::vector<std::uint64_t> entry_start;   // where its ids begin: in index.ids, or in the gathered lists
-  std::vector<std::uint64_t> entry_bitmap;  // where its bitmap begins in index.bitmap_words, or kNoBitmap
-  std::vector<std::uint32_t> entry_length;
+  std::vector<std::uint32_t> entry_list;
   std::vector<std::uint32_t> query_first;      // part query p's entries: [query_first[p], query_first[p + 1])
   std::vector<std::uint64_t> candidate_first;  // part query p's candidates start here
+  std::vector<std::uint32_t> slice_first;      // part query p's blocks: [slice_first[p], slice_first[p + 1])
   std::vector<std::uint32_t> part_query;       // part query p is batch query part_query[p]
-  std::vector<GpuSlice> slices;
-  std::vector<std::uint32_t> gather_terms;  // not resident: the distinct terms whose lists are gathered, in order
-  std::vector<std::uint64_t> gather_start;  // ... where each one's ids go
-  std::uint64_t gathered = 0;                // ... and their ids
+  std::vector<std::uint32_t> gather_terms;     // not resident: the distinct terms whose lists are gathered, in order
+  std::vector<GpuList> gathered_lists;         // ... each one's list, its ids in the gathered lists
+  std::uint64_t gathered = 0;                  // ... and their ids
 };
 
-// Fills `tables` for queries [begin, end) of the batch; queries whose shortest list is
-// empty are left out (their answer is empty). `resident`: the lists are read in place
-// (and their bitmaps used); otherwise the distinct terms' lists have places in the
-// gathered lists, which gather_lists fills.
+// Fills `tables` for queries [begin, end) of the batch, blocks of `slice` candidates;
+// queries whose shortest list is empty are left out (their answer is empty).
 void build_gpu_tables(const Index& index, const Queries& queries, std::size_t begin, std::size_t end, bool resident,
                       std::uint32_t slice, GpuTables& tables);
 void gather_lists(const Index& index, const GpuTables& tables, DocId* into);

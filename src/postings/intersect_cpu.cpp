@@ -98,7 +98,8 @@ void answer_batch(const Index& index, const Queries& queries, Algorithm algorith
   const Prepared prepared = prepare(index, queries, algorithm);
   phases.mark("prepare");
   const std::size_t n = queries.size();
-  std::vector<std::vector<DocId>> answers(count_only ? 0 : n);
+  std::vector<std::vector<DocId>>& answers = results.per_query;  // (grown, never shrunk: storage kept)
+  if (!count_only && answers.size() < n) answers.resize(n);
   results.ids.clear();
   results.offsets.assign(1, 0);
   results.counts.assign(n, 0);
@@ -135,9 +136,10 @@ void answer_batch(const Index& index, const Queries& queries, Algorithm algorith
   if (!count_only) {
     results.ids.resize(results.offsets.back());
     phases.mark("allocate");
-    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t q) {  // each answer copied and freed
-      std::copy(answers[q].begin(), answers[q].end(), results.ids.begin() + static_cast<std::ptrdiff_t>(results.offsets[q]));
-      std::vector<DocId>().swap(answers[q]);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 16), [&](const tbb::blocked_range<std::size_t>& range) {
+      for (std::size_t q = range.begin(); q != range.end(); ++q)
+        std::copy(answers[q].begin(), answers[q].end(),
+                  results.ids.begin() + static_cast<std::ptrdiff_t>(results.offsets[q]));
     });
     phases.mark("gather");
   }

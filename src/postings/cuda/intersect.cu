@@ -10,6 +10,7 @@
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "core/cuda/check.hpp"
@@ -29,23 +30,37 @@ namespace {
 constexpr std::uint32_t kSlice = 256;   // candidates a block
 constexpr std::uint32_t kNarrowed = 32; // other lists a block narrows (the rest: whole lists)
 
-using detail::GpuSlice;
+using detail::GpuList;
 using detail::kNoBitmap;
 
-// The part's tables (postings/gpu_tables.hpp), laid out back to back in one upload.
+// The part's tables (postings/gpu_tables.hpp), laid out back to back in one upload, and
+// the list table their entries name.
 struct Tables {
-  const std::uint64_t* entry_start;
-  const std::uint64_t* entry_bitmap;
-  const std::uint32_t* entry_length;
+  const GpuList* lists;
+  const std::uint32_t* entry_list;
   const std::uint32_t* query_first;
   const std::uint64_t* candidate_first;
-  const GpuSlice* slices;
+  const std::uint32_t* slice_first;
+  std::uint32_t parts;  // part queries
 };
 
 __device__ __forceinline__ std::uint32_t lower_bound(const DocId* list, std::uint32_t lo, std::uint32_t hi, DocId x) {
   while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
     if (list[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// The part query whose blocks hold `block`: the last p with slice_first[p] <= block (every
+// part query has a block at least, so slice_first rises).
+__device__ __forceinline__ std::uint32_t part_of(const std::uint32_t* slice_first, std::uint32_t parts,
+                                                 std::uint32_t block) {
+  std::uint32_t lo = 0, hi = parts;
+  while (hi - lo > 1) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (slice_first[mid] <= block) lo = mid;
     else hi = mid;
   }
   return lo;
@@ -62,18 +77,20 @@ __global__ void __launch_bounds__(kSlice) test_candidates(const DocId* __restric
                                                           DocId* __restrict__ values, unsigned char* __restrict__ flags,
                                                           std::uint32_t* __restrict__ slice_found) {
   __shared__ std::uint32_t lo[kNarrowed], hi[kNarrowed];
-  const GpuSlice s = t.slices[blockIdx.x];
-  const std::uint32_t first = t.query_first[s.query];  // the shortest list's entry
-  const std::uint32_t others = t.query_first[s.query + 1] - first - 1;
-  const DocId* shortest = ids + t.entry_start[first] + s.start;
-  const std::uint32_t n = min(kSlice, t.entry_length[first] - s.start);
+  const std::uint32_t query = part_of(t.slice_first, t.parts, blockIdx.x);
+  const std::uint32_t start = (blockIdx.x - t.slice_first[query]) * kSlice;
+  const std::uint32_t first = t.query_first[query];  // the shortest list's entry
+  const std::uint32_t others = t.query_first[query + 1] - first - 1;
+  const GpuList own = t.lists[t.entry_list[first]];
+  const DocId* shortest = ids + own.start + start;
+  const std::uint32_t n = min(kSlice, own.length - start);
   if (Narrow) {
     for (std::uint32_t j = threadIdx.x; j < others && j < kNarrowed; j += blockDim.x) {
-      const std::uint32_t l = first + 1 + j;
-      const DocId* list = ids + t.entry_start[l];
+      const GpuList l = t.lists[t.entry_list[first + 1 + j]];
+      const DocId* list = ids + l.start;
       const DocId last = shortest[n - 1];
-      lo[j] = lower_bound(list, 0, t.entry_length[l], shortest[0]);
-      hi[j] = last == ~DocId{0} ? t.entry_length[l] : lower_bound(list, lo[j], t.entry_length[l], last + 1);
+      lo[j] = lower_bound(list, 0, l.length, shortest[0]);
+      hi[j] = last == ~DocId{0} ? l.length : lower_bound(list, lo[j], l.length, last + 1);
     }
     __syncthreads();
   }
@@ -82,19 +99,19 @@ __global__ void __launch_bounds__(kSlice) test_candidates(const DocId* __restric
     const DocId x = shortest[threadIdx.x];
     found = true;
     for (std::uint32_t j = 0; j < others && found; ++j) {
-      const std::uint32_t l = first + 1 + j;
-      if (const std::uint64_t at = t.entry_bitmap[l]; at != kNoBitmap) {
+      const GpuList l = t.lists[t.entry_list[first + 1 + j]];
+      if (l.bitmap != kNoBitmap) {
         const DocId d = x - bitmaps.base;
-        found = ((__ldg(bitmaps.words + at + d / 64) >> (d % 64)) & 1) != 0;
+        found = ((__ldg(bitmaps.words + l.bitmap + d / 64) >> (d % 64)) & 1) != 0;
         continue;
       }
-      const DocId* list = ids + t.entry_start[l];
-      std::uint32_t a = 0, b = t.entry_length[l];
+      const DocId* list = ids + l.start;
+      std::uint32_t a = 0, b = l.length;
       if (Narrow && j < kNarrowed) a = lo[j], b = hi[j];
       const std::uint32_t p = lower_bound(list, a, b, x);
       found = p < b && list[p] == x;
     }
-    const std::uint64_t c = t.candidate_first[s.query] + s.start + threadIdx.x;
+    const std::uint64_t c = t.candidate_first[query] + start + threadIdx.x;
     values[c] = x;
     flags[c] = found ? 1 : 0;
   }
@@ -127,12 +144,18 @@ void ensure(Buffer& buffer, std::size_t n) {
 
 }  // namespace
 
+// The answers come down in pieces, the host copying each into the batch's `Results` while
+// the next one is on its way.
+constexpr std::size_t kAnswerPieces = 4;
+constexpr std::size_t kSmallestPiece = std::size_t{1} << 16;  // ids
+
 struct GpuIndex::Impl {
   const Index& index;
   GpuOptions options;
   std::size_t budget = 0;
   ResidentIds resident;  // the whole index, when it fits half the budget
   cuda::DeviceBuffer<std::uint64_t> bitmaps;  // the index's bitmaps, with a resident index
+  cuda::DeviceBuffer<GpuList> lists;          // every term's list, with a resident index
   cuda::Stream stream;
   // Per-batch buffers, reused: tables (host and device), candidates, flags, answers,
   // per-slice counts, CUB's scratch, and the gathered lists when not resident.
@@ -145,6 +168,7 @@ struct GpuIndex::Impl {
   cuda::PinnedBuffer<DocId> host_lists, host_found;
   cuda::PinnedBuffer<std::uint32_t> host_slice_found;
   cuda::Event start{cudaEventDefault}, stop{cudaEventDefault};
+  std::array<cuda::Event, kAnswerPieces> piece_down;
   detail::GpuTables host;  // the part's tables, kept between batches (cleared, not freed)
   Impl(const Index& i, const GpuOptions& o) : index(i), options(o) {}
   void run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only, Results& results,
@@ -159,8 +183,11 @@ GpuIndex::GpuIndex(const Index& index, const GpuOptions& options) {
   impl_->budget = options.memory_budget != 0 ? options.memory_budget : memory.free / 10 * 8;
   const std::size_t bytes = index.ids.size() * sizeof(DocId);
   const std::size_t bitmap_bytes = index.bitmap_words.size() * sizeof(std::uint64_t);
-  if (options.resident && bytes > 0 && bytes + bitmap_bytes <= impl_->budget / 2) {
+  const std::size_t list_bytes = index.terms() * sizeof(GpuList);
+  if (options.resident && bytes > 0 && bytes + bitmap_bytes + list_bytes <= impl_->budget / 2) {
     impl_->bitmaps = cuda::to_device(index.bitmap_words.data(), index.bitmap_words.size());
+    const std::vector<GpuList> lists = detail::resident_lists(index);
+    impl_->lists = cuda::to_device(lists.data(), lists.size());
     ResidentIds& r = impl_->resident;
     r.managed = options.managed_memory;
     if (r.managed) {
@@ -180,40 +207,40 @@ bool GpuIndex::resident() const noexcept { return impl_->resident.ptr != nullptr
 void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::size_t q_end, bool count_only,
                               Results& results, double& ms) {
   detail::Phases phases("gpu part");
-  detail::build_gpu_tables(index, queries, q_begin, q_end, resident.ptr != nullptr, kSlice, host);
-  const auto& [entry_term, entry_start, entry_bitmap, entry_length, query_first, candidate_first, part_query, slices,
-               gather_terms, gather_start, gathered] = host;
+  const bool is_resident = resident.ptr != nullptr;
+  detail::build_gpu_tables(index, queries, q_begin, q_end, is_resident, kSlice, host);
+  const auto& [entry_list, query_first, candidate_first, slice_first, part_query, gather_terms, gathered_lists,
+               gathered] = host;
   const std::uint64_t candidates = candidate_first.back();
   if (candidates == 0) return;
+  const std::size_t slices = slice_first.back();
 
-  // One upload for every table.
-  const std::size_t o_start = 0, o_bitmap = o_start + bytes_of<std::uint64_t>(entry_start.size()),
-                    o_length = o_bitmap + bytes_of<std::uint64_t>(entry_bitmap.size()),
-                    o_qfirst = o_length + bytes_of<std::uint32_t>(entry_length.size()),
+  // One upload for every table (and, not resident, the batch's list table).
+  const std::size_t o_entry = 0, o_qfirst = o_entry + bytes_of<std::uint32_t>(entry_list.size()),
                     o_cfirst = o_qfirst + bytes_of<std::uint32_t>(query_first.size()),
-                    o_slices = o_cfirst + bytes_of<std::uint64_t>(candidate_first.size()),
-                    table_bytes = o_slices + bytes_of<GpuSlice>(slices.size());
+                    o_sfirst = o_cfirst + bytes_of<std::uint64_t>(candidate_first.size()),
+                    o_lists = o_sfirst + bytes_of<std::uint32_t>(slice_first.size()),
+                    table_bytes = o_lists + bytes_of<GpuList>(gathered_lists.size());
   ensure(host_tables, table_bytes);
   const auto put = [&](std::size_t at, const auto& v) {
     std::memcpy(host_tables.get() + at, v.data(), v.size() * sizeof(v[0]));
   };
-  put(o_start, entry_start);
-  put(o_bitmap, entry_bitmap);
-  put(o_length, entry_length);
+  put(o_entry, entry_list);
   put(o_qfirst, query_first);
   put(o_cfirst, candidate_first);
-  put(o_slices, slices);
+  put(o_sfirst, slice_first);
+  put(o_lists, gathered_lists);
   ensure(d_tables, table_bytes);
-  const Tables tables{reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_start),
-                      reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_bitmap),
-                      reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_length),
+  const Tables tables{is_resident ? lists.get() : reinterpret_cast<const GpuList*>(d_tables.get() + o_lists),
+                      reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_entry),
                       reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_qfirst),
                       reinterpret_cast<const std::uint64_t*>(d_tables.get() + o_cfirst),
-                      reinterpret_cast<const GpuSlice*>(d_tables.get() + o_slices)};
+                      reinterpret_cast<const std::uint32_t*>(d_tables.get() + o_sfirst),
+                      static_cast<std::uint32_t>(part_query.size())};
   ensure(d_values, candidates);
   ensure(d_flags, candidates);
   if (!count_only) ensure(d_out, candidates);
-  ensure(d_slice_found, slices.size());
+  ensure(d_slice_found, slices);
   std::size_t temp_bytes = 0;
   if (!count_only)
     SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, d_values.get(), d_flags.get(), d_out.get(),
@@ -221,20 +248,20 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
   ensure(d_temp, temp_bytes);
 
   // Lists not resident: the part's lists gathered and copied once.
-  if (resident.ptr == nullptr) {
+  if (!is_resident) {
     ensure(host_lists, gathered);
     detail::gather_lists(index, host, host_lists.get());
     ensure(d_gathered, gathered);
   }
-  const DocId* ids = resident.ptr != nullptr ? resident.ptr : d_gathered.get();
+  const DocId* ids = is_resident ? resident.ptr : d_gathered.get();
 
   phases.mark("tables");
   start.record(stream.get());
-  if (resident.ptr == nullptr)
+  if (!is_resident)
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_gathered.get(), host_lists.get(), gathered * sizeof(DocId),
                                       cudaMemcpyHostToDevice, stream.get()));
   SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_tables.get(), host_tables.get(), table_bytes, cudaMemcpyHostToDevice, stream.get()));
-  const auto grid = static_cast<unsigned>(slices.size());
+  const auto grid = static_cast<unsigned>(slices);
   const Bitmaps bits{bitmaps.get(), static_cast<DocId>(index.first_document)};
   if (options.kernel == GpuKernel::sliced)
     test_candidates<true>
@@ -246,32 +273,46 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
   if (!count_only)
     SIMKIT_CUDA_CHECK(cub::DeviceSelect::Flagged(d_temp.get(), temp_bytes, d_values.get(), d_flags.get(), d_out.get(),
                                                  d_selected.get(), static_cast<int>(candidates), stream.get()));
-  ensure(host_slice_found, slices.size());
-  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_slice_found.get(), d_slice_found.get(), slices.size() * sizeof(std::uint32_t),
+  ensure(host_slice_found, slices);
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_slice_found.get(), d_slice_found.get(), slices * sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream.get()));
   stream.sync();
   phases.mark("device");
   std::uint64_t found = 0;
-  for (std::size_t s = 0; s < slices.size(); ++s) {
-    results.counts[part_query[slices[s].query]] += host_slice_found.get()[s];
-    found += host_slice_found.get()[s];
+  for (std::size_t p = 0; p < part_query.size(); ++p) {
+    std::uint64_t count = 0;
+    for (std::uint32_t s = slice_first[p]; s < slice_first[p + 1]; ++s) count += host_slice_found.get()[s];
+    results.counts[part_query[p]] += count;
+    found += count;
   }
-  if (!count_only && found > 0) {
-    // The part's answers, in query order, after what earlier parts found (through pinned
-    // memory: a copy into pageable memory is staged by the driver, slower).
-    ensure(host_found, found);
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_found.get(), d_out.get(), found * sizeof(DocId), cudaMemcpyDeviceToHost,
+  if (count_only || found == 0) {
+    stop.record(stream.get());
+    stream.sync();
+    ms += cuda::elapsed_ms(start, stop);
+    return;
+  }
+  // The part's answers, in query order, after what earlier parts found: through pinned
+  // memory (a copy into pageable memory is staged by the driver, slower), in pieces, each
+  // copied out while the next comes down.
+  ensure(host_found, found);
+  const std::size_t pieces = std::clamp<std::size_t>(found / kSmallestPiece, 1, kAnswerPieces);
+  const auto piece_begin = [&](std::size_t i) { return found * i / pieces; };
+  for (std::size_t i = 0; i < pieces; ++i) {
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_found.get() + piece_begin(i), d_out.get() + piece_begin(i),
+                                      (piece_begin(i + 1) - piece_begin(i)) * sizeof(DocId), cudaMemcpyDeviceToHost,
                                       stream.get()));
+    piece_down[i].record(stream.get());
   }
   stop.record(stream.get());
-  stream.sync();
-  phases.mark("answers down");
-  if (!count_only) {
-    const std::size_t old = results.ids.size();
-    results.ids.resize(old + found);  // (uninitialised: written by the copy)
-    copy_ids(host_found.get(), found, results.ids.data() + old);
+  const std::size_t old = results.ids.size();
+  results.ids.resize(old + found);  // (uninitialised: written by the copies)
+  for (std::size_t i = 0; i < pieces; ++i) {
+    SIMKIT_CUDA_CHECK(cudaEventSynchronize(piece_down[i].get()));
+    copy_ids(host_found.get() + piece_begin(i), piece_begin(i + 1) - piece_begin(i),
+             results.ids.data() + old + piece_begin(i));
   }
-  phases.mark("answers copied");
+  SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+  phases.mark("answers down and copied");
   ms += cuda::elapsed_ms(start, stop);
 }
 
