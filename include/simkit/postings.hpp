@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "simkit/uninitialized_allocator.hpp"
+
 namespace simkit {
 class Progress;
 }
@@ -127,27 +129,7 @@ const char* algorithm_name(Algorithm algorithm) noexcept;
 // Throws UsageError naming the choices for an unknown name.
 Algorithm parse_algorithm(std::string_view name);
 
-// An allocator whose resize leaves new elements uninitialised: a batch's answers are
-// written in parallel right after, so zeroing them first would be a serial pass for
-// nothing.
-template <typename T>
-struct UninitializedAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = UninitializedAllocator<U>;
-  };
-  UninitializedAllocator() = default;
-  template <typename U>
-  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
+using ::simkit::UninitializedAllocator;
 using IdVector = std::vector<DocId, UninitializedAllocator<DocId>>;
 
 // Query q's answer is ids[offsets[q] .. offsets[q + 1]), ascending; with `count_only`

@@ -22,6 +22,20 @@ bool index_fits_gpu(const std::vector<ctph::Prepared>&, int) {
   throw Failure("this simkit was built without CUDA");
 }
 
+struct IndexPlan {};
+
+std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>&) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+std::vector<Match> match_indexed_gpu(const IndexPlan&, int, int, double*, Share, std::size_t, StepTimes*) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+bool index_fits_gpu(const IndexPlan&, int) {
+  throw Failure("this simkit was built without CUDA");
+}
+
 void prepare_gpu(int) {}
 
 }  // namespace simkit::dedup

@@ -80,21 +80,19 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
   std::vector<std::vector<Match>> found(parts.local);
   std::vector<double> ms(parts.local, 0);
   // Every GPU worker takes the same path (the index, or every pair scored), or their
-  // shares of the rows would not tile: the index only where it fits every worker's device.
-  bool index = !devices.empty();
-  for (std::size_t w = 0; index && w < parts.local; ++w) index = index_fits_gpu(signatures, devices[w]);
+  // shares of the rows would not tile: the index only where it can be built and fits
+  // every worker's device. Its host part is made once, for all of this process's workers.
+  std::shared_ptr<const IndexPlan> plan = devices.empty() ? nullptr : plan_index(signatures);
+  bool index = plan != nullptr;
+  for (std::size_t w = 0; index && w < parts.local; ++w) index = index_fits_gpu(*plan, devices[w]);
   if (parts.total > 1 && !devices.empty()) index = cluster::min(index ? 1 : 0) == 1;
   run_parts(parts.local, [&](std::size_t w) {
     const Share share{parts.first + w, parts.total};
-    if (devices.empty()) {
-      found[w] = match_all(signatures, threshold, progress, share);
-      return;
-    }
-    // No index for these signatures is the same answer on every worker.
-    std::optional<std::vector<Match>> indexed;
-    if (index) indexed = match_indexed_gpu(signatures, threshold, devices[w], &ms[w], share);
-    found[w] = indexed ? std::move(*indexed) : match_every_pair_gpu(signatures, threshold, devices[w], &ms[w], share);
+    if (devices.empty()) found[w] = match_all(signatures, threshold, progress, share);
+    else if (index) found[w] = match_indexed_gpu(*plan, threshold, devices[w], &ms[w], share);
+    else found[w] = match_every_pair_gpu(signatures, threshold, devices[w], &ms[w], share);
   });
+  plan = nullptr;
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
   // Each worker's matches are sorted (a pair is one worker's): merged here, then across ranks.
   std::vector<Match> mine = merge_sorted_runs(std::move(found));

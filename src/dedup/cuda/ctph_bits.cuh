@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -18,6 +19,7 @@
 #include "dedup/ctph_score.hpp"
 #include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
+#include "simkit/uninitialized_allocator.hpp"
 
 namespace simkit::dedup::gpu {
 
@@ -30,10 +32,17 @@ struct alignas(16) PartCodes {
   unsigned char code[kPartBytes];
 };
 
+// Codes of many parts, left unset by resize (encode writes every byte, on all cores).
+using CodeVector = std::vector<PartCodes, UninitializedAllocator<PartCodes>>;
+
+// A match as the kernels write it: laid out as the caller's Match, so that matches come
+// down from the device straight into the answer.
 struct DeviceMatch {
   std::uint32_t a, b;
   std::int32_t score;
 };
+static_assert(sizeof(DeviceMatch) == sizeof(Match) && offsetof(Match, a) == 0 && offsetof(Match, b) == 4 &&
+              offsetof(Match, score) == 8);
 
 __device__ __forceinline__ std::uint64_t length_mask(unsigned length) {
   return length >= 64 ? ~0ull : (1ull << length) - 1;
@@ -101,7 +110,7 @@ inline int code_of(char c) {
 // The parts as codes in the order given; false when a part holds a character outside
 // base64 (only a signature made by hand can), which the kernels cannot tell apart.
 inline bool encode(const std::vector<ctph::Prepared>& signatures, const std::vector<std::uint32_t>& order,
-                   std::vector<PartCodes>& codes, std::vector<unsigned char>& lengths) {
+                   CodeVector& codes, std::vector<unsigned char>& lengths) {
   PartCodes padding;
   std::memset(padding.code, kPad, sizeof padding.code);
   codes.resize(order.size() * 2);

@@ -122,7 +122,7 @@ std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signa
   std::vector<std::uint64_t> sizes(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
   const CompatibleGroups groups(sizes);
-  std::vector<PartCodes> codes;
+  gpu::CodeVector codes;
   std::vector<unsigned char> lengths;
   if (!gpu::encode(signatures, groups.order(), codes, lengths)) {
     if (device_ms != nullptr) *device_ms = 0;
@@ -198,8 +198,8 @@ void prepare_gpu(int device) {
 
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
                                  double* device_ms, Share share) {
-  if (index_fits_gpu(signatures, device))
-    if (auto found = match_indexed_gpu(signatures, threshold, device, device_ms, share)) return std::move(*found);
+  if (const auto plan = plan_index(signatures); plan != nullptr && index_fits_gpu(*plan, device))
+    return match_indexed_gpu(*plan, threshold, device, device_ms, share);
   return match_every_pair_gpu(signatures, threshold, device, device_ms, share);
 }
 

@@ -32,6 +32,7 @@
 #include "dedup/compatible.hpp"
 #include "dedup/cuda/ctph_bits.cuh"
 #include "dedup/match_gpu.hpp"
+#include "dedup/sorted_runs.hpp"
 #include "simkit/cluster.hpp"
 
 namespace simkit::dedup {
@@ -255,12 +256,20 @@ T read_back(const T* device, cudaStream_t stream) {
   return value;
 }
 
-template <typename T>
-cuda::DeviceBuffer<T> upload(const std::vector<T>& host, cudaStream_t stream) {
+template <typename Vector>
+auto upload(const Vector& host, cudaStream_t stream) {
+  using T = typename Vector::value_type;
   cuda::DeviceBuffer<T> buffer(std::max<std::size_t>(host.size(), 1));
   if (!host.empty())
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
   return buffer;
+}
+
+// Matches sorted as (a, b) keys, their scores beside, written as the caller's.
+__global__ void pack_matches(const std::uint64_t* pair, const std::int32_t* score, std::uint32_t count,
+                             gpu::DeviceMatch* out) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = {static_cast<std::uint32_t>(pair[i] >> 32), static_cast<std::uint32_t>(pair[i]), score[i]};
 }
 
 // What the host knows of each position's group: where it ends, and the group of twice
@@ -285,18 +294,18 @@ Layout layout(const CompatibleGroups& groups) {
     if (!m.same()) twice[m.x] = {groups.groups()[m.y].begin, groups.groups()[m.y].end};
   std::map<std::uint64_t, std::uint32_t> ids;
   const auto id = [&](std::uint64_t size) { return ids.emplace(size, static_cast<std::uint32_t>(ids.size())).first->second; };
-  for (std::size_t g = 0; g < groups.groups().size(); ++g) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> levels(groups.groups().size());
+  for (std::size_t g = 0; g < groups.groups().size(); ++g)  // (the block size doubled wraps past 2^64, as compare()'s)
+    levels[g] = {id(groups.groups()[g].block_size), id(groups.groups()[g].block_size * 2)};
+  tbb::parallel_for(std::size_t{0}, groups.groups().size(), [&](std::size_t g) {
     const auto& group = groups.groups()[g];
-    const std::uint32_t first = id(group.block_size);
-    const std::uint32_t second = id(group.block_size * 2);  // wrapped past 2^64, as compare() doubles it
     for (std::uint32_t k = group.begin; k < group.end; ++k) {
       out.group_end[k] = group.end;
       std::tie(out.double_begin[k], out.double_end[k]) = twice[g];
-      out.level[2 * k] = first;
-      out.level[2 * k + 1] = second;
+      std::tie(out.level[2 * k], out.level[2 * k + 1]) = levels[g];
       out.block_size[k] = group.block_size;
     }
-  }
+  });
   out.fits = ids.size() < kMaxLevels;
   return out;
 }
@@ -330,6 +339,37 @@ std::size_t device_memory_share() {
 
 }  // namespace
 
+struct IndexPlan {
+  explicit IndexPlan(const std::vector<std::uint64_t>& block_sizes) : groups(block_sizes) {}
+  CompatibleGroups groups;
+  gpu::CodeVector codes;               // [position][part]
+  std::vector<unsigned char> lengths;  // [position][part]
+  Layout at;
+  std::vector<std::uint64_t> offset;  // position k's keys: [offset[k], offset[k + 1])
+};
+
+std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>& signatures) {
+  const std::size_t n = signatures.size();
+  if (n >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) return nullptr;
+  std::vector<std::uint64_t> sizes(n);
+  tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { sizes[i] = signatures[i].block_size; });
+  auto plan = std::make_shared<IndexPlan>(sizes);
+  if (!gpu::encode(signatures, plan->groups.order(), plan->codes, plan->lengths)) return nullptr;
+  plan->at = layout(plan->groups);
+  if (!plan->at.fits) return nullptr;
+  std::vector<std::uint64_t>& offset = plan->offset;
+  offset.assign(n + 1, 0);
+  for (std::size_t k = 0; k < n; ++k)
+    offset[k + 1] = offset[k] + 1 + grams(plan->lengths[2 * k]) + grams(plan->lengths[2 * k + 1]);
+  if (offset[n] >= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return nullptr;
+  return plan;
+}
+
+bool index_fits_gpu(const IndexPlan& plan, int device) {
+  const cuda::DeviceGuard guard(device);
+  return index_bytes(plan.offset.back(), plan.offset.size() - 1) <= device_memory_share() / 2;
+}
+
 bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
   const std::uint64_t keys = key_count(signatures);
   if (keys >= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return false;
@@ -340,6 +380,18 @@ bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
 std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
                                                     int device, double* device_ms, Share share,
                                                     std::size_t pair_budget, StepTimes* steps) {
+  if (device_ms != nullptr) *device_ms = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const std::shared_ptr<const IndexPlan> plan = plan_index(signatures);
+  if (steps != nullptr)
+    steps->emplace_back("groups and codes (host)",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  if (plan == nullptr) return std::nullopt;
+  return match_indexed_gpu(*plan, threshold, device, device_ms, share, pair_budget, steps);
+}
+
+std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int device, double* device_ms, Share share,
+                                     std::size_t pair_budget, StepTimes* steps) {
   threshold = std::clamp(threshold, 1, 100);
   auto last = std::chrono::steady_clock::now();
   const auto step = [&](const char* name) {
@@ -349,25 +401,11 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
     last = now;
   };
   if (device_ms != nullptr) *device_ms = 0;
-  const std::size_t n = signatures.size();
-  if (n < 2) return std::vector<Match>{};
-  if (n >= std::numeric_limits<std::int32_t>::max()) return std::nullopt;
-  std::vector<std::uint64_t> sizes(n);
-  for (std::size_t i = 0; i < n; ++i) sizes[i] = signatures[i].block_size;
-  const CompatibleGroups groups(sizes);
-  std::vector<PartCodes> codes;
-  std::vector<unsigned char> lengths;
-  if (!gpu::encode(signatures, groups.order(), codes, lengths)) return std::nullopt;
-  const Layout at = layout(groups);
-  if (!at.fits) return std::nullopt;
-  step("groups and codes (host)");
-
-  // Where each signature's keys go.
-  std::vector<std::uint64_t> offset(n + 1, 0);
-  for (std::size_t k = 0; k < n; ++k)
-    offset[k + 1] = offset[k] + 1 + grams(lengths[2 * k]) + grams(lengths[2 * k + 1]);
-  const std::uint64_t entries = offset[n];
-  if (entries >= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return std::nullopt;
+  const CompatibleGroups& groups = plan.groups;
+  const Layout& at = plan.at;
+  const std::size_t n = groups.order().size();
+  if (n < 2) return {};
+  const std::uint64_t entries = plan.offset[n];
   const auto e_count = static_cast<std::uint32_t>(entries);
 
   const cuda::DeviceGuard guard(device);
@@ -378,12 +416,12 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
   const cuda::Stream stream;
   const cudaStream_t st = stream.get();
   cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
-  const auto d_codes = upload(codes, st);
-  const auto d_lengths = upload(lengths, st);
+  const auto d_codes = upload(plan.codes, st);
+  const auto d_lengths = upload(plan.lengths, st);
   const auto d_levels = upload(at.level, st);
   const auto d_sizes = upload(at.block_size, st);
   const auto d_index = upload(groups.order(), st);
-  const auto d_offset = upload(offset, st);
+  const auto d_offset = upload(plan.offset, st);
   const Signatures sig{d_codes.get(), d_lengths.get(), d_levels.get(), d_sizes.get(), d_index.get()};
   start.record(st);
   if (steps != nullptr) stream.sync();
@@ -467,13 +505,12 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
   for (std::size_t k = first_row; k < last_row; ++k) largest = std::max<std::size_t>(largest, candidates[k + 1] - candidates[k]);
   pair_budget = std::max(pair_budget, largest);
   cuda::DeviceBuffer<std::uint64_t> entry_count(kept > 0 ? kept : 1), entry_at(kept > 0 ? kept : 1);
-  cuda::DeviceBuffer<std::uint64_t> pairs, pairs_other, unique;
+  cuda::DeviceBuffer<std::uint64_t> pair_space, unique;  // the candidates and their sort's twin, one after the other
   cuda::DeviceBuffer<std::uint32_t> row_head, row_number, row_start;
   cuda::DeviceBuffer<std::uint64_t> match_pair, match_pair_other;
   cuda::DeviceBuffer<std::int32_t> match_score, match_score_other;
   cuda::DeviceBuffer<unsigned long long> d_found(1);
-  std::vector<std::uint64_t> found_pair;
-  std::vector<std::int32_t> found_score;
+  std::vector<Match> all;  // the matches, sorted a chunk at a time
   std::vector<std::size_t> chunk_ends;
   for (std::size_t lo = first_row; lo < last_row;) {
     std::size_t hi = lo + 1;
@@ -484,9 +521,8 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
       lo = hi;
       continue;
     }
-    if (pairs.size() < total) {
-      pairs = {};
-      pairs_other = {};
+    if (pair_space.size() < 2 * total) {
+      pair_space = {};
       unique = {};
       row_head = {};
       row_number = {};
@@ -495,8 +531,7 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
       match_pair_other = {};
       match_score = {};
       match_score_other = {};
-      pairs = cuda::DeviceBuffer<std::uint64_t>(total);
-      pairs_other = cuda::DeviceBuffer<std::uint64_t>(total);
+      pair_space = cuda::DeviceBuffer<std::uint64_t>(2 * total);
       unique = cuda::DeviceBuffer<std::uint64_t>(total);
       row_head = cuda::DeviceBuffer<std::uint32_t>(total);
       row_number = cuda::DeviceBuffer<std::uint32_t>(total);
@@ -506,6 +541,8 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
       match_score = cuda::DeviceBuffer<std::int32_t>(total);
       match_score_other = cuda::DeviceBuffer<std::int32_t>(total);
     }
+    std::uint64_t* const pairs = pair_space.get();
+    std::uint64_t* const pairs_other = pairs + total;
     // The candidates through keys, then the direct rows' after them.
     std::uint64_t through_keys = 0;
     std::vector<DirectRow> direct_rows;
@@ -525,20 +562,20 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
       SIMKIT_CUDA_CHECK(
           cub::DeviceScan::ExclusiveSum(scratch.at(bytes), bytes, entry_count.get(), entry_at.get(), kept, st));
       write_candidates<<<grid_for(kept), 256, 0, st>>>(d_owner, d_run, run_end.get(), d_direct.get(), kept, lo32, hi32,
-                                                       entry_at.get(), column_bits, pairs.get());
+                                                       entry_at.get(), column_bits, pairs);
       SIMKIT_CUDA_CHECK_LAUNCH();
     }
     if (!direct_rows.empty()) {
       const auto d_rows = upload(direct_rows, st);
       write_direct<<<static_cast<unsigned>(direct_rows.size()), 256, 0, st>>>(d_rows.get(), lo32, column_bits,
-                                                                               pairs.get());
+                                                                               pairs);
       SIMKIT_CUDA_CHECK_LAUNCH();
       stream.sync();  // d_rows is freed at the end of this scope
     }
     // Sorted and made unique: (row, column) keys, the row relative to the chunk.
     const auto count = static_cast<int>(total);
     const int end_bit = column_bits + bit_width_of(hi - lo - 1);
-    cub::DoubleBuffer<std::uint64_t> pair_buffers(pairs.get(), pairs_other.get());
+    cub::DoubleBuffer<std::uint64_t> pair_buffers(pairs, pairs_other);
     SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, pair_buffers, count, 0, end_bit, st));
     SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(scratch.at(bytes), bytes, pair_buffers, count, 0, end_bit, st));
     SIMKIT_CUDA_CHECK(
@@ -569,32 +606,26 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
     SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, hit_pairs, hit_scores, hits, 0, index_bits, st));
     SIMKIT_CUDA_CHECK(
         cub::DeviceRadixSort::SortPairs(scratch.at(bytes), bytes, hit_pairs, hit_scores, hits, 0, index_bits, st));
-    const std::size_t old = found_pair.size();
-    found_pair.resize(old + hits);
-    found_score.resize(old + hits);
+    // Written as the caller's matches (over the candidates' space, free now: 16 bytes a
+    // candidate hold a 12-byte match) and copied down into the answer.
+    const std::size_t old = all.size();
+    all.resize(old + hits);
     if (hits > 0) {
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(found_pair.data() + old, hit_pairs.Current(), hits * sizeof(std::uint64_t),
-                                        cudaMemcpyDeviceToHost, st));
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(found_score.data() + old, hit_scores.Current(), hits * sizeof(std::int32_t),
-                                        cudaMemcpyDeviceToHost, st));
+      auto* packed = reinterpret_cast<gpu::DeviceMatch*>(pair_space.get());
+      pack_matches<<<grid_for(hits), 256, 0, st>>>(hit_pairs.Current(), hit_scores.Current(),
+                                                   static_cast<std::uint32_t>(hits), packed);
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(all.data() + old, packed, hits * sizeof(Match), cudaMemcpyDeviceToHost, st));
     }
     stream.sync();
-    chunk_ends.push_back(found_pair.size());
+    chunk_ends.push_back(all.size());
     lo = hi;
   }
   stop.record(st);
   stream.sync();
   step("candidates made, sorted, scored");
   if (device_ms != nullptr) *device_ms = cuda::elapsed_ms(start, stop);
-  std::vector<Match> all(found_pair.size());
-  tbb::parallel_for(std::size_t{0}, all.size(), [&](std::size_t i) {
-    all[i] = Match{static_cast<std::uint32_t>(found_pair[i] >> 32), static_cast<std::uint32_t>(found_pair[i]),
-                   found_score[i]};
-  });
-  const auto by_pair = [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; };
-  for (std::size_t c = 1; c < chunk_ends.size(); ++c)
-    std::inplace_merge(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(chunk_ends[c - 1]),
-                       all.begin() + static_cast<std::ptrdiff_t>(chunk_ends[c]), by_pair);
+  if (chunk_ends.size() > 1) all = merge_sorted_runs(std::move(all), chunk_ends);
   step("matches as the caller's");
   return all;
 }
