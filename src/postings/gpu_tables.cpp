@@ -32,51 +32,57 @@ std::vector<GpuList> resident_lists(const Index& index) {
   return lists;
 }
 
-void build_gpu_tables(const Index& index, const Queries& queries, std::size_t begin, std::size_t end, bool resident,
-                      std::uint32_t slice, GpuTables& t) {
-  t.entry_list.clear();
+void build_gpu_tables(const Index& index, const Queries& queries, std::size_t begin, std::size_t end,
+                      const std::vector<GpuList>* resident, std::uint32_t slice, GpuTables& t) {
+  t.terms.clear();
   t.part_query.clear();
+  t.slices.clear();
   t.query_first.assign(1, 0);
   t.candidate_first.assign(1, 0);
-  t.slice_first.assign(1, 0);
   const auto length = [&](std::uint32_t term) { return index.offsets[term + 1] - index.offsets[term]; };
   for (std::size_t q = begin; q < end; ++q) {
     const std::span<const std::uint32_t> query = queries.query(q);
     const std::uint64_t shortest = shortest_list(index, query);  // 0 for a word the index lacks
     if (shortest == 0) continue;
-    const auto first = static_cast<std::ptrdiff_t>(t.entry_list.size());
-    t.entry_list.insert(t.entry_list.end(), query.begin(), query.end());
-    std::sort(t.entry_list.begin() + first, t.entry_list.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto first = static_cast<std::ptrdiff_t>(t.terms.size());
+    t.terms.insert(t.terms.end(), query.begin(), query.end());
+    std::sort(t.terms.begin() + first, t.terms.end(), [&](std::uint32_t a, std::uint32_t b) {
       const std::uint64_t la = length(a), lb = length(b);
       return la != lb ? la < lb : a < b;
     });
+    const auto p = static_cast<std::uint32_t>(t.part_query.size());
+    for (std::uint64_t start = 0; start < shortest; start += slice) t.slices.push_back({p, static_cast<std::uint32_t>(start)});
     t.part_query.push_back(static_cast<std::uint32_t>(q));
-    t.query_first.push_back(static_cast<std::uint32_t>(t.entry_list.size()));
+    t.query_first.push_back(static_cast<std::uint32_t>(t.terms.size()));
     t.candidate_first.push_back(t.candidate_first.back() + shortest);
-    t.slice_first.push_back(t.slice_first.back() + static_cast<std::uint32_t>((shortest + slice - 1) / slice));
   }
-  // Not resident: each distinct term's list gathered once, its entries pointing there.
+  t.entries.resize(t.terms.size());
   t.gathered = 0;
   t.gather_terms.clear();
-  t.gathered_lists.clear();
-  if (resident) return;
-  std::unordered_map<std::uint32_t, std::uint32_t> row;
-  for (std::uint32_t& entry : t.entry_list) {
-    const auto [it, fresh] = row.emplace(entry, static_cast<std::uint32_t>(t.gather_terms.size()));
+  t.gather_start.clear();
+  if (resident != nullptr) {
+    for (std::size_t e = 0; e < t.terms.size(); ++e) t.entries[e] = (*resident)[t.terms[e]];
+    return;
+  }
+  // Not resident: each distinct term's list gathered once, its entries pointing there.
+  std::unordered_map<std::uint32_t, std::uint64_t> at;
+  for (std::size_t e = 0; e < t.terms.size(); ++e) {
+    const std::uint32_t term = t.terms[e];
+    const auto n = static_cast<std::uint32_t>(length(term));
+    const auto [it, fresh] = at.emplace(term, t.gathered);
     if (fresh) {
-      const auto n = static_cast<std::uint32_t>(length(entry));
-      t.gather_terms.push_back(entry);
-      t.gathered_lists.push_back({t.gathered, kNoBitmap, n});
+      t.gather_terms.push_back(term);
+      t.gather_start.push_back(t.gathered);
       t.gathered += n;
     }
-    entry = it->second;
+    t.entries[e] = {it->second, kNoBitmap, n};
   }
 }
 
 void gather_lists(const Index& index, const GpuTables& t, DocId* into) {
   tbb::parallel_for(std::size_t{0}, t.gather_terms.size(), [&](std::size_t g) {
     const std::span<const DocId> list = index.list(t.gather_terms[g]);
-    std::copy(list.begin(), list.end(), into + t.gathered_lists[g].start);
+    std::copy(list.begin(), list.end(), into + t.gather_start[g]);
   });
 }
 
