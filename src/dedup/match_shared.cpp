@@ -42,6 +42,14 @@ void merge_two(std::span<const Match> x, std::span<const Match> y, Match* out) {
 }  // namespace
 
 std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs) {
+  std::erase_if(runs, [](const std::vector<Match>& run) { return run.empty(); });
+  if (runs.empty()) return {};
+  if (runs.size() == 1) return std::move(runs[0]);
+  if (runs.size() == 2) {  // (two workers: merged straight into the answer, no copy first)
+    std::vector<Match> all(runs[0].size() + runs[1].size());
+    merge_two(runs[0], runs[1], all.data());
+    return all;
+  }
   std::vector<Match> all;
   std::vector<std::size_t> ends;
   for (std::vector<Match>& run : runs) {

@@ -20,6 +20,7 @@
 #include "simkit/error.hpp"
 #include "simkit/io.hpp"
 #include "simkit/progress.hpp"
+#include "simkit/uninitialized_allocator.hpp"
 
 namespace simkit::cli {
 
@@ -94,9 +95,11 @@ struct Found {
   std::uint32_t a, b;
   double value;
 };
+// (Left unset by resize: a million hashes' 18 million pairs are written in parallel.)
+using FoundList = std::vector<Found, UninitializedAllocator<Found>>;
 
 // The pairs as TSV lines, formatted in parallel a slice at a time and written in order.
-void write_pairs_tsv(OutputFile& out, const Inputs& in, const std::vector<Found>& found, bool rate) {
+void write_pairs_tsv(OutputFile& out, const Inputs& in, const FoundList& found, bool rate) {
   std::vector<std::string> fields(in.names.size());
   tbb::parallel_for(std::size_t{0}, fields.size(), [&](std::size_t i) { fields[i] = tsv_field(in.names[i]); });
   write_in_slices(out, found.size(), std::size_t{1} << 16, [&](std::size_t begin, std::size_t end, std::string& s) {
@@ -111,7 +114,7 @@ void write_pairs_tsv(OutputFile& out, const Inputs& in, const std::vector<Found>
   });
 }
 
-void write_found(OutputFile& out, const DedupOptions& options, const Inputs& in, const std::vector<Found>& found) {
+void write_found(OutputFile& out, const DedupOptions& options, const Inputs& in, const FoundList& found) {
   const bool json = options.format == "json", rate = options.mode != "ssdeep";
   const auto dump = [](const nlohmann::json& j) {
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -150,7 +153,7 @@ void write_found(OutputFile& out, const DedupOptions& options, const Inputs& in,
   write_pairs_tsv(out, in, found, rate);
 }
 
-std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& context,
+FoundList run_ssdeep(const DedupOptions& options, const Context& context,
                               const std::vector<ctph::Prepared>& prepared) {
   auto start = std::chrono::steady_clock::now();
   std::vector<dedup::Match> matches;
@@ -164,14 +167,14 @@ std::vector<Found> run_ssdeep(const DedupOptions& options, const Context& contex
     note(fmt::format("timing: matched {} signatures on {} in {:.3f} s{}: {} pairs", prepared.size(), context.device.name,
                      seconds_since(start), context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", device_ms) : "",
                      matches.size()));
-  std::vector<Found> found(matches.size());
+  FoundList found(matches.size());
   tbb::parallel_for(std::size_t{0}, matches.size(), [&](std::size_t i) {
     found[i] = Found{matches[i].a, matches[i].b, static_cast<double>(matches[i].score)};
   });
   return found;
 }
 
-std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, const Inputs& in) {
+FoundList run_edit_rate(DedupOptions& options, const Context& context, const Inputs& in) {
   if (in.documents.size() != in.names.size())
     throw UsageError("--mode edit-rate compares documents themselves, not ssdeep hash lists");
   if (options.kernel == "shared") options.rate.kernel = dedup::EditKernel::shared_rows;
@@ -193,7 +196,7 @@ std::vector<Found> run_edit_rate(DedupOptions& options, const Context& context, 
                      stats.signature_seconds, stats.candidate_seconds, context.device.name,
                      context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", stats.device_ms) : "",
                      stats.candidates, stats.unsigned_documents, stats.verify_seconds, matches.size()));
-  std::vector<Found> found;
+  FoundList found;
   found.reserve(matches.size());
   for (const dedup::RateMatch& m : matches) found.push_back(Found{m.a, m.b, m.rate});
   return found;
@@ -251,7 +254,7 @@ int run_dedup(DedupOptions& options) {
     if (kind == DeviceSpec::Kind::Auto && !gpu_pays_off) return device_for_job(options.common, false);  // the CPU
     return device.device.get();
   };
-  std::vector<Found> found;
+  FoundList found;
   if (ssdeep) {
     {
       Progress progress("hashing", in.documents.size(), "files");
