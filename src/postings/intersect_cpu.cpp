@@ -87,6 +87,7 @@ Results intersect_cpu(const Index& index, const Queries& queries, Algorithm algo
                       Progress* progress) {
   Results results;
   intersect_cpu(index, queries, algorithm, results, count_only, progress);
+  std::vector<std::vector<DocId>>().swap(results.per_query);  // (kept only where the caller reuses the Results)
   return results;
 }
 

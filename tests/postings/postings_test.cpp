@@ -96,6 +96,7 @@ TEST(Intersect, BatchEqualsTheReferenceEachAlgorithm) {
       EXPECT_EQ(got.ids, want.ids) << postings::algorithm_name(a);
       EXPECT_EQ(got.offsets, want.offsets) << postings::algorithm_name(a);
       EXPECT_EQ(got.counts, want.counts) << postings::algorithm_name(a);
+      EXPECT_TRUE(got.per_query.empty()) << "a new Results keeps no storage for reuse";
       const postings::Results counted = postings::intersect_cpu(index, queries, a, true);
       EXPECT_EQ(counted.counts, want.counts) << postings::algorithm_name(a) << " --count";
       EXPECT_TRUE(counted.ids.empty());
