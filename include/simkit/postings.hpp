@@ -140,8 +140,8 @@ struct Results {
   std::vector<std::uint64_t> counts;
   // Where intersect_cpu puts each query's answer before the answers are joined in `ids`,
   // kept (when the caller passes its Results) so that a Results reused batch after batch
-  // allocates nothing once large enough; the intersect_cpu that returns a new Results
-  // leaves it empty.
+  // does not allocate and free every answer again (it holds the largest batch's answers
+  // twice); the intersect_cpu that returns a new Results leaves it empty.
   std::vector<std::vector<DocId>> per_query;
   std::span<const DocId> answer(std::size_t q) const noexcept {
     return {ids.data() + offsets[q], static_cast<std::size_t>(offsets[q + 1] - offsets[q])};

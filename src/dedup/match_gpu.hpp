@@ -38,9 +38,9 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
                                                     int device, double* device_ms, Share share,
                                                     std::size_t pair_budget = 0, StepTimes* steps = nullptr);
 
-// Whether the planned index fits half this process's share of device `device`'s free
-// memory (the ranks of a host on one GPU share it).
-bool index_fits_gpu(const IndexPlan& plan, int device);
+// Whether the index of these signatures fits half this process's share of device
+// `device`'s free memory (the ranks of a host on one GPU share it): their keys counted,
+// before any plan is made.
 bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device);
 
 // Every pair of compatible block sizes scored (no index): the fallback. With `share`, the

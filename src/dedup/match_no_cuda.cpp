@@ -32,9 +32,6 @@ std::vector<Match> match_indexed_gpu(const IndexPlan&, int, int, double*, Share,
   throw Failure("this simkit was built without CUDA");
 }
 
-bool index_fits_gpu(const IndexPlan&, int) {
-  throw Failure("this simkit was built without CUDA");
-}
 
 void prepare_gpu(int) {}
 

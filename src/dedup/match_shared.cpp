@@ -90,10 +90,12 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
   // Every GPU worker takes the same path (the index, or every pair scored), or their
   // shares of the rows would not tile: the index only where it can be built and fits
   // every worker's device. Its host part is made once, for all of this process's workers.
-  std::shared_ptr<const IndexPlan> plan = devices.empty() ? nullptr : plan_index(signatures);
-  bool index = plan != nullptr;
-  for (std::size_t w = 0; index && w < parts.local; ++w) index = index_fits_gpu(*plan, devices[w]);
+  bool index = !devices.empty();
+  for (std::size_t w = 0; index && w < parts.local; ++w) index = index_fits_gpu(signatures, devices[w]);
+  std::shared_ptr<const IndexPlan> plan = index ? plan_index(signatures) : nullptr;
+  index = plan != nullptr;
   if (parts.total > 1 && !devices.empty()) index = cluster::min(index ? 1 : 0) == 1;
+  if (!index) plan = nullptr;  // (every pair scored: the plan's memory back first)
   run_parts(parts.local, [&](std::size_t w) {
     const Share share{parts.first + w, parts.total};
     if (devices.empty()) found[w] = match_all(signatures, threshold, progress, share);

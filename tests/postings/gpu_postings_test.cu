@@ -60,6 +60,41 @@ TEST(GpuPostings, SmallBudgetRunsInParts) {
   expect_same(gpu.intersect(queries), test::reference_results(index, queries), "parts");
 }
 
+// Answers large enough to come down in several pieces (65,536 ids or more each), from a
+// resident index and from lists copied per part, into a new and a reused Results.
+TEST(GpuPostings, LargeAnswersComeDownInPieces) {
+  SIMKIT_REQUIRE_GPU();
+  postings::Index index;
+  index.documents = 4'000'000;
+  const auto add = [&](std::uint32_t count, std::uint32_t step) {
+    for (std::uint32_t i = 0; i < count; ++i) index.ids.push_back(i * step);
+    index.offsets.push_back(index.ids.size());
+  };
+  add(300'000, 2);    // term 0: the even ids below 600,000
+  add(200'000, 3);    // term 1: the multiples of 3 below 600,000
+  add(1'000'000, 1);  // term 2: every id below 1,000,000
+  add(3'000'000, 1);  // term 3, never asked for: the bulk of the index (18 MB in all)
+  postings::add_bitmaps(index);
+  postings::Queries queries;
+  for (const std::vector<std::uint32_t>& q : {std::vector<std::uint32_t>{0, 2}, {0, 1}, {1}, {2, 0, 1}}) {
+    queries.terms.insert(queries.terms.end(), q.begin(), q.end());
+    queries.offsets.push_back(queries.terms.size());
+  }
+  const postings::Results want = test::reference_results(index, queries);
+  ASSERT_EQ(want.counts[0], 300'000u);  // four pieces
+  postings::Results reused;
+  for (const std::size_t budget : {std::size_t{0}, std::size_t{24'000'000}}) {
+    postings::GpuOptions options;
+    options.memory_budget = budget;  // 24 MB: the index (18 MB and bitmaps) not resident, each part's lists copied
+    postings::GpuIndex gpu(index, options);
+    EXPECT_EQ(gpu.resident(), budget == 0);
+    const std::string what = budget == 0 ? "resident" : "copied per part";
+    expect_same(gpu.intersect(queries), want, what);
+    gpu.intersect(queries, reused);
+    expect_same(reused, want, what + ", into a reused Results");
+  }
+}
+
 TEST(GpuPostings, RealSampleEqualsTheCpu) {
   SIMKIT_REQUIRE_GPU();
   const postings::Index index = postings::build_index({test::sample_corpus().string()}, {});

@@ -82,6 +82,25 @@ TEST(Intersect, OneListMuchLongerThanTheOther) {
   }
 }
 
+// One Results reused by batches of changing size (large, small, large again): each batch's
+// answers are its own, never a stale answer an earlier, larger batch left in it.
+TEST(Intersect, ReusedResultsFollowEachBatchsSize) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const postings::Index index = test::random_index(random, 200, 50'000);
+  const postings::Queries large = test::random_queries(random, index, 300);
+  const postings::Queries small = test::random_queries(random, index, 20);
+  postings::Results reused;
+  for (const Algorithm a : {Algorithm::automatic, Algorithm::simd, Algorithm::svs})
+    for (const postings::Queries* queries : {&large, &small, &large, &small}) {
+      const postings::Results want = test::reference_results(index, *queries);
+      postings::intersect_cpu(index, *queries, a, reused);
+      EXPECT_EQ(reused.ids, want.ids) << postings::algorithm_name(a) << ", " << queries->size() << " queries";
+      EXPECT_EQ(reused.offsets, want.offsets) << postings::algorithm_name(a);
+      EXPECT_EQ(reused.counts, want.counts) << postings::algorithm_name(a);
+    }
+}
+
 TEST(Intersect, BatchEqualsTheReferenceEachAlgorithm) {
   test::Random random;
   SCOPED_TRACE(random.seed());

@@ -198,8 +198,8 @@ void prepare_gpu(int device) {
 
 std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
                                  double* device_ms, Share share) {
-  if (const auto plan = plan_index(signatures); plan != nullptr && index_fits_gpu(*plan, device))
-    return match_indexed_gpu(*plan, threshold, device, device_ms, share);
+  if (index_fits_gpu(signatures, device))
+    if (const auto plan = plan_index(signatures)) return match_indexed_gpu(*plan, threshold, device, device_ms, share);
   return match_every_pair_gpu(signatures, threshold, device, device_ms, share);
 }
 

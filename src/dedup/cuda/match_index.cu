@@ -365,11 +365,6 @@ std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>& s
   return plan;
 }
 
-bool index_fits_gpu(const IndexPlan& plan, int device) {
-  const cuda::DeviceGuard guard(device);
-  return index_bytes(plan.offset.back(), plan.offset.size() - 1) <= device_memory_share() / 2;
-}
-
 bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
   const std::uint64_t keys = key_count(signatures);
   if (keys >= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return false;
