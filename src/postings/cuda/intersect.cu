@@ -131,7 +131,7 @@ void ensure(Buffer& buffer, std::size_t n) {
 
 // The answers come down in pieces, the host copying each into the batch's `Results` while
 // the next one is on its way (Brown's 555,554 answers: the step took 0.16-0.22 ms in four
-// pieces against 0.26-0.38 ms in one on an H200 host, bench/results/postings.md).
+// pieces against 0.26-0.38 ms in one on an H200 host, one call: bench/results/postings.md).
 constexpr std::size_t kAnswerPieces = 4;
 constexpr std::size_t kSmallestPiece = std::size_t{1} << 16;  // ids
 
