@@ -192,7 +192,8 @@ void make_dense(Model& model, std::size_t features);
 // Rows are words, best first, ties by lower index (the more frequent word); a word never
 // lists itself. `device_ms`, when given, receives the GPU engine's time.
 // The words are shared out among the run's workers (each GPU of `devices`, or the CPU, in
-// each rank under mpirun; include/simkit/cluster.hpp), balanced by the pairs each scores,
+// each rank under mpirun; include/simkit/cluster.hpp) in ranges dealt back and forth
+// (share_blocks, simkit/pairwise.hpp), so that each scores nearly the same pairs,
 // and the lists come back together on rank 0 (other ranks get empty lists). With several
 // workers the dense form goes through cuBLAS (the fused self-join takes a whole matrix).
 // `prepared`: the rows prepare_rows made of this model for these options, or null (made here).

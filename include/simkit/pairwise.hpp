@@ -43,8 +43,8 @@ struct PairwiseJob {
   Progress* progress = nullptr;       // advanced by the number of scored pairs
   // Only these rows of A are scored (against every row of B; symmetric: against the rows
   // of B from their own on): this worker's share of a job split among processes or GPUs
-  // (share_rows). Empty: all of A.
-  std::optional<RowRange> a_rows;
+  // (share_rows, share_blocks). Ranges in order, none overlapping. Empty: all of A.
+  std::vector<RowRange> a_rows;
 };
 
 struct ScoredPair {
@@ -74,6 +74,14 @@ struct Share {
 inline RowRange share_rows(std::size_t rows, bool symmetric, Share share) {
   return share_rows(rows, symmetric, share.part, share.parts);
 }
+// Rows of A for worker `share.part` of `share.parts` as ranges of `unit` rows (the last
+// shorter), dealt out back and forth: 0, 1, .., parts - 1, parts - 1, .., 0, 0, 1, ...
+// In a symmetric job the first ranges weigh the most; dealing them so gives each worker
+// nearly the same pairs and the same number of blocks on the diagonal (a contiguous share
+// of equal pairs has more of those the later it starts). With `unit` a multiple of the
+// engine's block side, a worker's blocks are blocks that one worker alone would score.
+// `unit` is halved (down to 128 rows) until every worker gets at least four ranges.
+std::vector<RowRange> share_blocks(std::size_t rows, std::size_t unit, Share share);
 
 // The results of a job's shares (a_rows), one from each rank (include/simkit/cluster.hpp),
 // merged on rank 0: top-k lists row by row (ties by lower index; a row's lists from

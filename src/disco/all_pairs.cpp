@@ -238,7 +238,7 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   std::vector<double> ms(parts.local, 0);
   run_parts(parts.local, [&](std::size_t p) {
     PairwiseJob mine = job;
-    mine.a_rows = share_rows(model.size(), true, parts.first + p, parts.total);
+    mine.a_rows = share_blocks(model.size(), detail::kGpuTileRows, Share{parts.first + p, parts.total});
     AllPairsOptions on = options;
     on.kernel = ProductKernel::cublas;
     on.device = gpus.empty() ? -1 : gpus[p];

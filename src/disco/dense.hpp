@@ -16,6 +16,11 @@
 
 namespace simkit::disco::detail {
 
+// Side of the GPU's square score tiles in the dense form (64 MiB of scores: see
+// DenseScorer); several workers share the words in ranges of this many rows so that
+// each scores the tiles one GPU alone would.
+constexpr std::size_t kGpuTileRows = 4096;
+
 // Maps feature ids to dense columns and writes, for Lin, rows [A_i | M_i] (left) or
 // [M_i | A_i] (right), each half F values and then zeros to its length, so that
 // left_i . right_j = (A.M^T + M.A^T)_ij; for PPMI's cosine, rows A_i / |A_i| (one half:

@@ -62,6 +62,19 @@ RowRange share_rows(std::size_t rows, bool symmetric, std::size_t part, std::siz
   return {bound(part), bound(part + 1)};
 }
 
+std::vector<RowRange> share_blocks(std::size_t rows, std::size_t unit, Share share) {
+  const std::size_t parts = std::max<std::size_t>(share.parts, 1), part = std::min(share.part, parts - 1);
+  unit = std::max<std::size_t>(unit, 1);
+  constexpr std::size_t kSmallestUnit = 128, kRangesEach = 4;
+  while (unit > kSmallestUnit && (rows + unit - 1) / unit < kRangesEach * parts) unit /= 2;
+  std::vector<RowRange> mine;
+  for (std::size_t r = 0; r * unit < rows; ++r) {
+    const std::size_t round = r / parts, seat = r % parts;
+    if ((round % 2 == 0 ? seat : parts - 1 - seat) == part) mine.push_back({r * unit, std::min(rows, (r + 1) * unit)});
+  }
+  return mine;
+}
+
 TopKLists gather_topk(TopKLists mine) {
   if (cluster::size() == 1) return mine;
   const std::vector<std::string> parts = cluster::gather(serialise(mine));

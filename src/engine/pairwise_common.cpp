@@ -19,9 +19,16 @@ void validate(const PairwiseJob& job) {
     throw UsageError("pairwise: a symmetric job needs the same rows on both sides");
   if (job.threshold && std::isnan(*job.threshold))
     throw UsageError("pairwise: the threshold must be a number");
-  if (job.a_rows && (job.a_rows->begin > job.a_rows->end || job.a_rows->end > job.rows_a))
-    throw UsageError(fmt::format("pairwise: rows {}..{} of A are not within its {} rows", job.a_rows->begin,
-                                 job.a_rows->end, job.rows_a));
+  std::size_t after = 0;  // where the last range ended
+  for (const RowRange& r : job.a_rows) {
+    if (r.begin > r.end || r.end > job.rows_a)
+      throw UsageError(fmt::format("pairwise: rows {}..{} of A are not within its {} rows", r.begin, r.end,
+                                   job.rows_a));
+    if (r.begin < after)
+      throw UsageError(fmt::format("pairwise: rows {}..{} of A come before the end of the range before ({})",
+                                   r.begin, r.end, after));
+    after = r.end;
+  }
 }
 
 BlockSizes block_sizes(const PairwiseJob& job, std::size_t tile_elements, std::size_t preferred_a) {
@@ -41,12 +48,13 @@ BlockSizes block_sizes(const PairwiseJob& job, std::size_t tile_elements, std::s
 
 std::vector<std::pair<RowRange, RowRange>> block_pairs(const PairwiseJob& job, BlockSizes sizes) {
   std::vector<std::pair<RowRange, RowRange>> out;
-  const RowRange rows = job.a_rows.value_or(RowRange{0, job.rows_a});
-  for (std::size_t a = rows.begin; a < rows.end; a += sizes.a) {
-    const RowRange ra{a, std::min(rows.end, a + sizes.a)};
-    for (std::size_t b = job.symmetric ? a : 0; b < job.rows_b; b += sizes.b)
-      out.push_back({ra, RowRange{b, std::min(job.rows_b, b + sizes.b)}});
-  }
+  const std::vector<RowRange> all{RowRange{0, job.rows_a}};
+  for (const RowRange& rows : job.a_rows.empty() ? all : job.a_rows)
+    for (std::size_t a = rows.begin; a < rows.end; a += sizes.a) {
+      const RowRange ra{a, std::min(rows.end, a + sizes.a)};
+      for (std::size_t b = job.symmetric ? a : 0; b < job.rows_b; b += sizes.b)
+        out.push_back({ra, RowRange{b, std::min(job.rows_b, b + sizes.b)}});
+    }
   return out;
 }
 

@@ -1,4 +1,8 @@
 // The CPU pairwise engine against brute force, over budgets that force many blocks.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "pairwise_fixture.hpp"
@@ -57,6 +61,82 @@ TEST(CpuPairwise, ResultDoesNotDependOnThreads) {
 TEST(Threads, CoresAllowedAreAmongTheOnlineCores) {
   EXPECT_GE(cores_allowed(), 1u);
   EXPECT_LE(cores_allowed(), cores_online());
+}
+
+// Every row of A in exactly one worker's ranges, each worker's ranges in order.
+TEST(ShareBlocks, CoverEveryRowOnce) {
+  for (std::size_t rows : {0, 1, 127, 129, 4096, 10'000, 200'000})
+    for (std::size_t parts : {1, 2, 3, 5, 8})
+      for (std::size_t unit : {1, 100, 4096}) {
+        SCOPED_TRACE(std::to_string(rows) + " rows, " + std::to_string(parts) + " parts, unit " + std::to_string(unit));
+        std::vector<int> owner(rows, -1);
+        for (std::size_t p = 0; p < parts; ++p) {
+          const std::vector<RowRange> mine = share_blocks(rows, unit, Share{p, parts});
+          for (std::size_t r = 0; r < mine.size(); ++r) {
+            ASSERT_LT(mine[r].begin, mine[r].end);
+            if (r > 0) ASSERT_LE(mine[r - 1].end, mine[r].begin);
+            for (std::size_t i = mine[r].begin; i < mine[r].end; ++i) {
+              ASSERT_EQ(owner[i], -1) << "row " << i << " given twice";
+              owner[i] = static_cast<int>(p);
+            }
+          }
+          // Ranges halved (not below 128 rows) until each worker has four.
+          if (unit == 4096 && rows >= 4 * parts * 128) EXPECT_GE(mine.size(), 4u);
+        }
+        EXPECT_EQ(std::count(owner.begin(), owner.end(), -1), 0);
+      }
+}
+
+// Dealt back and forth, the ranges of a symmetric job give each worker nearly the same
+// pairs (row i meets the rows from i on).
+TEST(ShareBlocks, BalanceASymmetricJobsPairs) {
+  const std::size_t rows = 200'000;
+  for (std::size_t parts : {2, 3, 4, 8}) {
+    std::vector<double> pairs(parts, 0);
+    for (std::size_t p = 0; p < parts; ++p)
+      for (const RowRange& r : share_blocks(rows, 4096, Share{p, parts}))
+        for (std::size_t i = r.begin; i < r.end; ++i) pairs[p] += static_cast<double>(rows - i);
+    const auto [low, high] = std::minmax_element(pairs.begin(), pairs.end());
+    EXPECT_LT(*high / *low, 1.005) << parts << " parts";
+  }
+}
+
+// A symmetric job shared out by share_blocks: the workers' results merged are the whole
+// job's, whatever the budget cuts.
+TEST(ShareBlocks, SharesMergedEqualTheWholeJob) {
+  test::Random random;
+  const DotData data = test::make_dot_data(random, 300, 300, 6, true);
+  PairwiseJob job{.rows_a = 300, .rows_b = 300, .k = 7, .threshold = 4.0f, .symmetric = true, .exclude_self = true};
+  const PairwiseResult whole = pairwise_cpu(job, test::dot_scorer(data));
+  for (std::size_t parts : {1, 2, 3, 4})
+    for (std::size_t budget : {std::size_t{0}, std::size_t{4096}}) {
+      SCOPED_TRACE(std::to_string(parts) + " parts, budget " + std::to_string(budget));
+      PairwiseResult merged;
+      for (std::size_t p = 0; p < parts; ++p) {
+        PairwiseJob mine = job;
+        mine.memory_budget = budget;
+        mine.a_rows = share_blocks(job.rows_a, 16, Share{p, parts});
+        PairwiseResult got = pairwise_cpu(mine, test::dot_scorer(data));
+        if (p == 0) {
+          merged.topk = std::move(got.topk);
+        } else {
+          merge_topk(merged.topk, got.topk);
+        }
+        merged.pairs.insert(merged.pairs.end(), got.pairs.begin(), got.pairs.end());
+      }
+      std::sort(merged.pairs.begin(), merged.pairs.end(), [](const ScoredPair& x, const ScoredPair& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+      });
+      test::expect_same_result(merged, whole);
+    }
+}
+
+TEST(CpuPairwise, RefusesRangesOutOfOrder) {
+  PairwiseJob job{.rows_a = 10, .rows_b = 10, .k = 1, .symmetric = true};
+  job.a_rows = {RowRange{4, 8}, RowRange{2, 3}};
+  EXPECT_THROW(pairwise_cpu(job, [](RowRange, RowRange, float*, std::size_t) {}), UsageError);
+  job.a_rows = {RowRange{0, 11}};
+  EXPECT_THROW(pairwise_cpu(job, [](RowRange, RowRange, float*, std::size_t) {}), UsageError);
 }
 
 TEST(CpuPairwise, RefusesMismatchedSymmetricJob) {

@@ -96,7 +96,7 @@ bool fp32_on_cuda_cores() {
 
 class DenseScorer final : public gpu::BlockScorer {
  public:
-  static constexpr std::size_t kTileBytes = std::size_t{64} << 20;
+  static constexpr std::size_t kTileBytes = kGpuTileRows * kGpuTileRows * sizeof(float);
 
   DenseScorer(const Model& model, const DenseRows& rows, Precision precision, std::size_t budget)
       : model_(model), rows_(rows), width_(rows.row_width(rows.pitch)), precision_(precision),
