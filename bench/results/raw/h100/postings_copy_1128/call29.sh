@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Call 30 (2026-11-28, 1 x H100, 16 cores): as call 29, the cores spinning on host flags (set by the
+# calling thread after each piece's event) instead of each waiting on the events; against
+# parallel copy a piece after its event), alternated three times on Brown; the synthetic
+# shape; the postings tests and memcheck of the GPU ones with the new code.
+set -u
+out=$1
+. scripts/gpu-env.sh
+nproc
+t=.gpu/new_postings_tests
+timeout 200 $t > $out/tests.log 2>&1
+echo "simkit_postings_tests: exit $? $(grep -c '^\[       OK' $out/tests.log) passed $(grep -c '^\[  SKIPPED \] .*(' $out/tests.log) skipped $(grep -c '^\[  FAILED  \] .*(' $out/tests.log) failed"
+timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 $t --gtest_filter='GpuPostings.*' > $out/memcheck.log 2>&1
+echo "memcheck GpuPostings.*: exit $? $(grep -E 'ERROR SUMMARY' $out/memcheck.log | tail -1)"
+data=$(mktemp -d)
+tar -C "$data" -xJf .gpu/postings.tar.xz
+$st/bin/simkit postings build "$data/postings/brown.txt" -o "$data/brown.skp" --quiet
+for r in 1 2 3; do for which in xp_bench new_bench; do
+  XP_PIECES=4 timeout 120 .gpu/$which --index "$data/brown.skp" --queries "$data/postings/brown-queries.txt" \
+    --device cuda --reps 41 --algorithms auto --json $out/brown_${which}_$r.json > $out/brown_${which}_$r.log 2>&1
+  echo "brown $r $which: $(grep -E "auto|CRoaring|_explicit|_managed" $out/brown_${which}_$r.log | sed 's/  */ /g' | cut -c8-70 | tr '\n' '|')"
+done; done
+SIMKIT_POSTINGS_PHASES=1 timeout 120 .gpu/new_bench --index "$data/brown.skp" --queries "$data/postings/brown-queries.txt" \
+    --device cuda --reps 41 --algorithms auto > $out/phases.log 2> $out/phases.err
+grep "gpu part" $out/phases.err | sed -n '60p;100p;140p' | cut -c1-200
+timeout 120 .gpu/new_bench --synthetic --device cuda --reps 11 --algorithms auto > $out/synthetic.log 2>&1
+echo "synthetic: $(grep -E "auto|CRoaring|flat_explicit" $out/synthetic.log | sed 's/  */ /g' | cut -c8-70 | tr '\n' '|')"
