@@ -43,8 +43,9 @@ struct PairwiseJob {
   Progress* progress = nullptr;       // advanced by the number of scored pairs
   // Only these rows of A are scored (against every row of B; symmetric: against the rows
   // of B from their own on): this worker's share of a job split among processes or GPUs
-  // (share_rows, share_blocks). Ranges in order, none overlapping. Empty: all of A.
-  std::vector<RowRange> a_rows;
+  // (share_rows, share_blocks). Ranges in order, none overlapping; none: nothing to score
+  // (a worker left without a share). Unset: all of A.
+  std::optional<std::vector<RowRange>> a_rows;
 };
 
 struct ScoredPair {
@@ -80,7 +81,9 @@ inline RowRange share_rows(std::size_t rows, bool symmetric, Share share) {
 // nearly the same pairs and the same number of blocks on the diagonal (a contiguous share
 // of equal pairs has more of those the later it starts). With `unit` a multiple of the
 // engine's block side, a worker's blocks are blocks that one worker alone would score.
-// `unit` is halved (down to 128 rows) until every worker gets at least four ranges.
+// `unit` is halved (down to 128 rows) until every worker gets at least four ranges (the
+// ranges then cut the engine's blocks smaller); with fewer ranges than workers, some get
+// none. Depends only on its arguments, so every rank of a run deals the same ranges.
 std::vector<RowRange> share_blocks(std::size_t rows, std::size_t unit, Share share);
 
 // The results of a job's shares (a_rows), one from each rank (include/simkit/cluster.hpp),

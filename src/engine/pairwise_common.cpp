@@ -20,7 +20,7 @@ void validate(const PairwiseJob& job) {
   if (job.threshold && std::isnan(*job.threshold))
     throw UsageError("pairwise: the threshold must be a number");
   std::size_t after = 0;  // where the last range ended
-  for (const RowRange& r : job.a_rows) {
+  for (const RowRange& r : job.a_rows.value_or(std::vector<RowRange>{})) {
     if (r.begin > r.end || r.end > job.rows_a)
       throw UsageError(fmt::format("pairwise: rows {}..{} of A are not within its {} rows", r.begin, r.end,
                                    job.rows_a));
@@ -49,7 +49,7 @@ BlockSizes block_sizes(const PairwiseJob& job, std::size_t tile_elements, std::s
 std::vector<std::pair<RowRange, RowRange>> block_pairs(const PairwiseJob& job, BlockSizes sizes) {
   std::vector<std::pair<RowRange, RowRange>> out;
   const std::vector<RowRange> all{RowRange{0, job.rows_a}};
-  for (const RowRange& rows : job.a_rows.empty() ? all : job.a_rows)
+  for (const RowRange& rows : job.a_rows ? *job.a_rows : all)
     for (std::size_t a = rows.begin; a < rows.end; a += sizes.a) {
       const RowRange ra{a, std::min(rows.end, a + sizes.a)};
       for (std::size_t b = job.symmetric ? a : 0; b < job.rows_b; b += sizes.b)

@@ -1,5 +1,8 @@
 // The GPU pairwise engine against the CPU engine and brute force: integer-valued data,
 // so scores are exact and results must be identical, ties and all.
+#include <algorithm>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "core/cuda/check.hpp"
@@ -112,6 +115,40 @@ TEST(GpuPairwise, SmallBudgetCutsManyBlocks) {
   const PairwiseResult large = engine.run(job, scorer);
   test::expect_same_result(small, large);
   test::expect_same_result(small, test::reference(data, job));
+}
+
+// A symmetric job shared out by share_blocks (ranges apart from each other, some workers
+// with none), each share on the GPU, B resident or streamed: the merged results are the
+// whole job's.
+TEST(GpuPairwise, SharesMergedEqualTheWholeJob) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  const DotData data = test::make_dot_data(random, 1200, 1200, 6, true);
+  PairwiseJob job{.rows_a = 1200, .rows_b = 1200, .k = 9, .threshold = 4.0f, .symmetric = true, .exclude_self = true};
+  const PairwiseResult want = test::reference(data, job);
+  gpu::Engine engine(0);
+  for (bool resident : {true, false}) {
+    DotScorer scorer(data, resident);
+    for (std::size_t parts : {2, 3, 11}) {  // ten ranges of 128 rows: with 11 parts one has none
+      SCOPED_TRACE(std::string(resident ? "resident, " : "streamed, ") + std::to_string(parts) + " parts");
+      PairwiseResult merged;
+      for (std::size_t p = 0; p < parts; ++p) {
+        PairwiseJob mine = job;
+        mine.a_rows = share_blocks(job.rows_a, 256, Share{p, parts});
+        PairwiseResult got = engine.run(mine, scorer);
+        if (p == 0) {
+          merged.topk = std::move(got.topk);
+        } else {
+          merge_topk(merged.topk, got.topk);
+        }
+        merged.pairs.insert(merged.pairs.end(), got.pairs.begin(), got.pairs.end());
+      }
+      std::sort(merged.pairs.begin(), merged.pairs.end(), [](const ScoredPair& x, const ScoredPair& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+      });
+      test::expect_same_result(merged, want);
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The CPU pairwise engine against brute force, over budgets that force many blocks.
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -102,20 +103,23 @@ TEST(ShareBlocks, BalanceASymmetricJobsPairs) {
 }
 
 // A symmetric job shared out by share_blocks: the workers' results merged are the whole
-// job's, whatever the budget cuts.
+// job's, whatever the budget cuts, also where some workers get no rows.
 TEST(ShareBlocks, SharesMergedEqualTheWholeJob) {
   test::Random random;
   const DotData data = test::make_dot_data(random, 300, 300, 6, true);
   PairwiseJob job{.rows_a = 300, .rows_b = 300, .k = 7, .threshold = 4.0f, .symmetric = true, .exclude_self = true};
   const PairwiseResult whole = pairwise_cpu(job, test::dot_scorer(data));
-  for (std::size_t parts : {1, 2, 3, 4})
+  // (unit 128 and 5 parts: three ranges, so two workers have none and must score nothing)
+  for (const auto [unit, parts] : {std::pair<std::size_t, std::size_t>{16, 1}, {16, 2}, {16, 3}, {16, 4}, {128, 5}})
     for (std::size_t budget : {std::size_t{0}, std::size_t{4096}}) {
-      SCOPED_TRACE(std::to_string(parts) + " parts, budget " + std::to_string(budget));
+      SCOPED_TRACE(std::to_string(parts) + " parts of unit " + std::to_string(unit) + ", budget " +
+                   std::to_string(budget));
       PairwiseResult merged;
       for (std::size_t p = 0; p < parts; ++p) {
         PairwiseJob mine = job;
         mine.memory_budget = budget;
-        mine.a_rows = share_blocks(job.rows_a, 16, Share{p, parts});
+        mine.a_rows = share_blocks(job.rows_a, unit, Share{p, parts});
+        if (unit == 128 && p >= 3) EXPECT_TRUE(mine.a_rows->empty());
         PairwiseResult got = pairwise_cpu(mine, test::dot_scorer(data));
         if (p == 0) {
           merged.topk = std::move(got.topk);

@@ -125,11 +125,11 @@ namespace {
 
 // Runs a shell command line with `input` on its standard input. Tests compare what the
 // program writes to standard error, so the phase lines a caller's environment may ask for
-// (SIMKIT_ENGINE_STATS, SIMKIT_POSTINGS_PHASES: set for a benchmark) stay off.
+// (set for a benchmark) stay off.
 RunResult run_command(std::string command, const std::string& input) {
   TempDir dir;
   write_file(dir / "in", input);
-  command = "env -u SIMKIT_ENGINE_STATS -u SIMKIT_POSTINGS_PHASES " + command;
+  command = "env -u SIMKIT_ENGINE_STATS -u SIMKIT_POSTINGS_PHASES -u SIMKIT_EMBED_STATS -u SIMKIT_CCA_PHASES " + command;
   command += " < " + shell_quote((dir / "in").string()) + " > " + shell_quote((dir / "out").string()) +
              " 2> " + shell_quote((dir / "err").string());
   const int status = std::system(command.c_str());

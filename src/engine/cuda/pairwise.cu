@@ -279,7 +279,7 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bo
     b_ready[slot].record(copy.get());
     loaded[slot] = rb.begin;
   };
-  if (!plan.resident) issue_load(0);
+  if (!plan.resident && !blocks.empty()) issue_load(0);  // (a worker's share may be empty)
 
   std::size_t current_a = ~std::size_t{0};
   for (std::size_t n = 0; n < blocks.size(); ++n) {
