@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Call 30 (2026-11-28, 1 x H100, 16 cores): as call 29, the cores spinning on host flags (set by the
-# calling thread after each piece's event) instead of each waiting on the events; against
-# parallel copy a piece after its event), alternated three times on Brown; the synthetic
-# shape; the postings tests and memcheck of the GPU ones with the new code.
+# Call 29 (2026-11-28, 1 x H100, 16 cores): the GPU batch's answers copied on all cores as
+# they land, each core waiting on the pieces' CUDA events itself (an experiment, not kept),
+# against the code before (xp_bench: one parallel copy a piece after its event), alternated
+# three times on Brown; the synthetic shape; the postings tests and memcheck of the GPU ones
+# with the new code.
 set -u
 out=$1
 . scripts/gpu-env.sh
