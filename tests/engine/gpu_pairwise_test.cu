@@ -1,6 +1,5 @@
 // The GPU pairwise engine against the CPU engine and brute force: integer-valued data,
 // so scores are exact and results must be identical, ties and all.
-#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -131,22 +130,13 @@ TEST(GpuPairwise, SharesMergedEqualTheWholeJob) {
     DotScorer scorer(data, resident);
     for (std::size_t parts : {2, 3, 11}) {  // ten ranges of 128 rows: with 11 parts one has none
       SCOPED_TRACE(std::string(resident ? "resident, " : "streamed, ") + std::to_string(parts) + " parts");
-      PairwiseResult merged;
-      for (std::size_t p = 0; p < parts; ++p) {
-        PairwiseJob mine = job;
-        mine.a_rows = share_blocks(job.rows_a, 256, Share{p, parts});
-        PairwiseResult got = engine.run(mine, scorer);
-        if (p == 0) {
-          merged.topk = std::move(got.topk);
-        } else {
-          merge_topk(merged.topk, got.topk);
-        }
-        merged.pairs.insert(merged.pairs.end(), got.pairs.begin(), got.pairs.end());
+      std::vector<std::vector<RowRange>> shares;
+      for (std::size_t p = 0; p < parts; ++p) shares.push_back(share_blocks(job.rows_a, 256, Share{p, parts}));
+      if (parts == 11) {
+        EXPECT_TRUE(shares[10].empty());
       }
-      std::sort(merged.pairs.begin(), merged.pairs.end(), [](const ScoredPair& x, const ScoredPair& y) {
-        return x.a != y.a ? x.a < y.a : x.b < y.b;
-      });
-      test::expect_same_result(merged, want);
+      test::expect_same_result(
+          test::merged_shares(job, shares, [&](const PairwiseJob& mine) { return engine.run(mine, scorer); }), want);
     }
   }
 }

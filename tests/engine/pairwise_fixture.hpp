@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "engine/pairwise_common.hpp"
 #include "simkit/pairwise.hpp"
 #include "simkit/topk.hpp"
 #include "test_support.hpp"
@@ -70,6 +71,26 @@ inline std::string case_name(const ::testing::TestParamInfo<PairwiseCase>& info)
   return "a" + std::to_string(c.rows_a) + "_b" + std::to_string(c.rows_b) + "_d" + std::to_string(c.dim) + "_k" +
          std::to_string(c.k) + (c.symmetric ? "_sym" : "") + (c.exclude_self ? "_self" : "") +
          (c.threshold ? "_thr" : "");
+}
+
+// A job's shares, each run by `run` (one PairwiseJob with its a_rows), put together as
+// the engines' callers do: top-k lists merged row by row, threshold pairs in (a, b) order.
+template <typename Run>
+PairwiseResult merged_shares(const PairwiseJob& job, const std::vector<std::vector<RowRange>>& shares, Run run) {
+  PairwiseResult merged;
+  for (std::size_t p = 0; p < shares.size(); ++p) {
+    PairwiseJob mine = job;
+    mine.a_rows = shares[p];
+    PairwiseResult got = run(mine);
+    if (p == 0) {
+      merged.topk = std::move(got.topk);
+    } else {
+      merge_topk(merged.topk, got.topk);
+    }
+    merged.pairs.insert(merged.pairs.end(), got.pairs.begin(), got.pairs.end());
+  }
+  detail::sort_pairs(merged.pairs);
+  return merged;
 }
 
 inline void expect_same_result(const PairwiseResult& got, const PairwiseResult& want) {

@@ -75,14 +75,18 @@ TEST(ShareBlocks, CoverEveryRowOnce) {
           const std::vector<RowRange> mine = share_blocks(rows, unit, Share{p, parts});
           for (std::size_t r = 0; r < mine.size(); ++r) {
             ASSERT_LT(mine[r].begin, mine[r].end);
-            if (r > 0) ASSERT_LE(mine[r - 1].end, mine[r].begin);
+            if (r > 0) {
+              ASSERT_LE(mine[r - 1].end, mine[r].begin);
+            }
             for (std::size_t i = mine[r].begin; i < mine[r].end; ++i) {
               ASSERT_EQ(owner[i], -1) << "row " << i << " given twice";
               owner[i] = static_cast<int>(p);
             }
           }
           // Ranges halved (not below 128 rows) until each worker has four.
-          if (unit == 4096 && rows >= 4 * parts * 128) EXPECT_GE(mine.size(), 4u);
+          if (unit == 4096 && rows >= 4 * parts * 128) {
+            EXPECT_GE(mine.size(), 4u);
+          }
         }
         EXPECT_EQ(std::count(owner.begin(), owner.end(), -1), 0);
       }
@@ -110,28 +114,20 @@ TEST(ShareBlocks, SharesMergedEqualTheWholeJob) {
   PairwiseJob job{.rows_a = 300, .rows_b = 300, .k = 7, .threshold = 4.0f, .symmetric = true, .exclude_self = true};
   const PairwiseResult whole = pairwise_cpu(job, test::dot_scorer(data));
   // (unit 128 and 5 parts: three ranges, so two workers have none and must score nothing)
-  for (const auto [unit, parts] : {std::pair<std::size_t, std::size_t>{16, 1}, {16, 2}, {16, 3}, {16, 4}, {128, 5}})
+  for (const auto& [unit, parts] : {std::pair<std::size_t, std::size_t>{16, 1}, {16, 2}, {16, 3}, {16, 4}, {128, 5}})
     for (std::size_t budget : {std::size_t{0}, std::size_t{4096}}) {
       SCOPED_TRACE(std::to_string(parts) + " parts of unit " + std::to_string(unit) + ", budget " +
                    std::to_string(budget));
-      PairwiseResult merged;
-      for (std::size_t p = 0; p < parts; ++p) {
-        PairwiseJob mine = job;
-        mine.memory_budget = budget;
-        mine.a_rows = share_blocks(job.rows_a, unit, Share{p, parts});
-        if (unit == 128 && p >= 3) EXPECT_TRUE(mine.a_rows->empty());
-        PairwiseResult got = pairwise_cpu(mine, test::dot_scorer(data));
-        if (p == 0) {
-          merged.topk = std::move(got.topk);
-        } else {
-          merge_topk(merged.topk, got.topk);
-        }
-        merged.pairs.insert(merged.pairs.end(), got.pairs.begin(), got.pairs.end());
+      std::vector<std::vector<RowRange>> shares;
+      for (std::size_t p = 0; p < parts; ++p) shares.push_back(share_blocks(job.rows_a, unit, Share{p, parts}));
+      if (unit == 128) {
+        EXPECT_TRUE(shares[3].empty() && shares[4].empty());
       }
-      std::sort(merged.pairs.begin(), merged.pairs.end(), [](const ScoredPair& x, const ScoredPair& y) {
-        return x.a != y.a ? x.a < y.a : x.b < y.b;
-      });
-      test::expect_same_result(merged, whole);
+      PairwiseJob cut = job;
+      cut.memory_budget = budget;
+      test::expect_same_result(
+          test::merged_shares(cut, shares, [&](const PairwiseJob& mine) { return pairwise_cpu(mine, test::dot_scorer(data)); }),
+          whole);
     }
 }
 
