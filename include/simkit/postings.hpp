@@ -190,7 +190,9 @@ class GpuIndex {
   // `device_ms`, when given, receives the time of the batch on the device (CUDA events:
   // table uploads, kernels, compaction and the copy back).
   Results intersect(const Queries& queries, bool count_only = false, double* device_ms = nullptr);
-  // The same into `results`, whose storage is reused (see intersect_cpu).
+  // The same into `results`, whose storage is reused (see intersect_cpu); its ids are
+  // page-locked on first use (copies keep it on the heap), so that the answers come down
+  // into them directly.
   void intersect(const Queries& queries, Results& results, bool count_only = false, double* device_ms = nullptr);
 
  private:

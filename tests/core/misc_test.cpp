@@ -1,12 +1,53 @@
-// Errors, device and size parsing.
+// Errors, device and size parsing, the allocator of answers.
 #include <gtest/gtest.h>
+
+#include <vector>
 
 #include "simkit/device.hpp"
 #include "simkit/error.hpp"
+#include "simkit/uninitialized_allocator.hpp"
 #include "test_support.hpp"
 
 namespace simkit {
 namespace {
+
+// A source that counts what it hands out and takes back.
+int g_live_blocks = 0;
+void* counted_allocate(std::size_t bytes) {
+  ++g_live_blocks;
+  return ::operator new(bytes);
+}
+void counted_release(void* p) noexcept {
+  --g_live_blocks;
+  ::operator delete(p);
+}
+constexpr HostMemory kCounted{counted_allocate, counted_release};
+
+TEST(UninitializedAllocator, MemoryFromItsSourceMovesWithTheVectorCopiesGoToTheHeap) {
+  using Vector = std::vector<int, UninitializedAllocator<int>>;
+  {
+    Vector sourced{UninitializedAllocator<int>(&kCounted)};
+    sourced.resize(1000);
+    for (int i = 0; i < 1000; ++i) sourced[static_cast<std::size_t>(i)] = i;
+    EXPECT_EQ(g_live_blocks, 1);
+    const Vector copy = sourced;  // on the heap
+    EXPECT_EQ(copy.get_allocator().memory, nullptr);
+    EXPECT_EQ(copy, sourced);
+    EXPECT_EQ(g_live_blocks, 1);
+    Vector moved;
+    moved = std::move(sourced);  // the source goes along
+    EXPECT_EQ(moved.get_allocator().memory, &kCounted);
+    EXPECT_EQ(moved, copy);
+    moved.resize(100'000);  // grown from the same source
+    EXPECT_EQ(g_live_blocks, 1);
+    EXPECT_EQ(moved[999], 999);
+    Vector heap;
+    std::swap(heap, moved);
+    EXPECT_EQ(heap.get_allocator().memory, &kCounted);
+    EXPECT_EQ(moved.get_allocator().memory, nullptr);
+  }
+  EXPECT_EQ(g_live_blocks, 0);
+}
 
 TEST(Location, Formats) {
   EXPECT_EQ(to_string(Location::at_line("a.txt", 12)), "a.txt:12");

@@ -57,7 +57,11 @@ TEST(GpuPostings, SmallBudgetRunsInParts) {
   options.memory_budget = 400'000;  // 200 KB a part: a few lists at a time
   postings::GpuIndex gpu(index, options);
   EXPECT_FALSE(gpu.resident());
-  expect_same(gpu.intersect(queries), test::reference_results(index, queries), "parts");
+  const postings::Results want = test::reference_results(index, queries);
+  expect_same(gpu.intersect(queries), want, "parts");
+  postings::Results reused;  // page-locked, grown part by part
+  gpu.intersect(queries, reused);
+  expect_same(reused, want, "parts, into a reused Results");
 }
 
 // Answers large enough to come down in several pieces (65,536 ids or more each), from a
@@ -92,6 +96,11 @@ TEST(GpuPostings, LargeAnswersComeDownInPieces) {
     expect_same(gpu.intersect(queries), want, what);
     gpu.intersect(queries, reused);
     expect_same(reused, want, what + ", into a reused Results");
+    // The reused ids are page-locked (the answers come down into them); a copy is on the heap.
+    EXPECT_NE(reused.ids.get_allocator().memory, nullptr);
+    const postings::Results copy = reused;
+    EXPECT_EQ(copy.ids.get_allocator().memory, nullptr);
+    expect_same(copy, want, what + ", a copy of the reused Results");
   }
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/cuda/check.hpp"
+#include "simkit/uninitialized_allocator.hpp"
 
 namespace simkit::cuda {
 
@@ -53,6 +54,10 @@ DeviceBuffer<T> to_device(const T* host, std::size_t count) {
   if (count > 0) SIMKIT_CUDA_CHECK(cudaMemcpy(device.get(), host, count * sizeof(T), cudaMemcpyHostToDevice));
   return device;
 }
+
+// Page-locked host memory as an allocator's source (simkit/uninitialized_allocator.hpp):
+// a vector of it receives device copies directly, at the link's full rate.
+const HostMemory* pinned_host_memory() noexcept;
 
 template <typename T>
 class PinnedBuffer {

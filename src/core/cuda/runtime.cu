@@ -39,6 +39,21 @@ void* device_alloc(std::size_t bytes) {
   return ptr;
 }
 
+namespace {
+void* pinned_allocate(std::size_t bytes) {
+  void* ptr = nullptr;
+  if (cudaMallocHost(&ptr, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    throw Failure(cat("could not page-lock ", format_byte_size(bytes), " of host memory for the GPU's answers"));
+  }
+  return ptr;
+}
+void pinned_release(void* ptr) noexcept { cudaFreeHost(ptr); }
+constexpr HostMemory kPinned{pinned_allocate, pinned_release};
+}  // namespace
+
+const HostMemory* pinned_host_memory() noexcept { return &kPinned; }
+
 float elapsed_ms(const Event& start, const Event& stop) {
   float ms = 0;
   SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));

@@ -268,25 +268,32 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
     ms += cuda::elapsed_ms(start, stop);
     return;
   }
-  // The part's answers, in query order, after what earlier parts found: through pinned
-  // memory (a copy into pageable memory is staged by the driver, slower), in pieces, each
-  // copied out while the next comes down.
-  ensure(host_found, found);
-  const std::size_t pieces = std::clamp<std::size_t>(found / kSmallestPiece, 1, kAnswerPieces);
-  const auto piece_begin = [&](std::size_t i) { return found * i / pieces; };
-  for (std::size_t i = 0; i < pieces; ++i) {
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_found.get() + piece_begin(i), d_out.get() + piece_begin(i),
-                                      (piece_begin(i + 1) - piece_begin(i)) * sizeof(DocId), cudaMemcpyDeviceToHost,
-                                      stream.get()));
-    piece_down[i].record(stream.get());
-  }
-  stop.record(stream.get());
+  // The part's answers, in query order, after what earlier parts found. Into `results`
+  // itself where its ids are page-locked (a Results the caller reuses: one copy at the
+  // link's rate); else through pinned memory (a copy into pageable memory is staged by
+  // the driver, slower), in pieces, each copied out while the next comes down.
   const std::size_t old = results.ids.size();
   results.ids.resize(old + found);  // (uninitialised: written by the copies)
-  for (std::size_t i = 0; i < pieces; ++i) {
-    SIMKIT_CUDA_CHECK(cudaEventSynchronize(piece_down[i].get()));
-    copy_ids(host_found.get() + piece_begin(i), piece_begin(i + 1) - piece_begin(i),
-             results.ids.data() + old + piece_begin(i));
+  if (results.ids.get_allocator().memory == cuda::pinned_host_memory()) {
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(results.ids.data() + old, d_out.get(), found * sizeof(DocId),
+                                      cudaMemcpyDeviceToHost, stream.get()));
+    stop.record(stream.get());
+  } else {
+    ensure(host_found, found);
+    const std::size_t pieces = std::clamp<std::size_t>(found / kSmallestPiece, 1, kAnswerPieces);
+    const auto piece_begin = [&](std::size_t i) { return found * i / pieces; };
+    for (std::size_t i = 0; i < pieces; ++i) {
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_found.get() + piece_begin(i), d_out.get() + piece_begin(i),
+                                        (piece_begin(i + 1) - piece_begin(i)) * sizeof(DocId), cudaMemcpyDeviceToHost,
+                                        stream.get()));
+      piece_down[i].record(stream.get());
+    }
+    stop.record(stream.get());
+    for (std::size_t i = 0; i < pieces; ++i) {
+      SIMKIT_CUDA_CHECK(cudaEventSynchronize(piece_down[i].get()));
+      copy_ids(host_found.get() + piece_begin(i), piece_begin(i + 1) - piece_begin(i),
+               results.ids.data() + old + piece_begin(i));
+    }
   }
   SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
   phases.mark("answers down and copied");
@@ -294,13 +301,17 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
 }
 
 Results GpuIndex::intersect(const Queries& queries, bool count_only, double* device_ms) {
-  Results results;
-  intersect(queries, results, count_only, device_ms);
+  Results results;  // on the heap: page-locking memory for one batch costs more than it saves
+  impl_->answer_batch(queries, results, count_only, device_ms);
   return results;
 }
 
 void GpuIndex::intersect(const Queries& queries, Results& results, bool count_only, double* device_ms) {
   try {
+    // A Results reused batch after batch: its ids page-locked once, so that the answers
+    // come down into it directly.
+    const IdVector::allocator_type pinned(cuda::pinned_host_memory());
+    if (!count_only && results.ids.get_allocator() != pinned) results.ids = IdVector(pinned);
     impl_->answer_batch(queries, results, count_only, device_ms);
   } catch (...) {
     results = Results();  // never half a batch
