@@ -3,6 +3,7 @@
 // choice and the same treatment of the signature's tail.
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -158,36 +159,97 @@ struct Pieces {
 // The most levels one pass computes (rate_and_length_signatures' window).
 constexpr std::uint32_t kPassLevels = 6;
 
+// One pass for N levels from out.lo. Per byte: the rolling hash (its window read back
+// from the bytes themselves), every level's piece hash (N independent chains, which
+// AVX2 computes in one vector), and, only at a boundary of the lowest level kept, the
+// pieces ended. The boundaries of the four smallest levels are counted without a branch
+// (a third of all bytes end a piece at block size 3: a branch there is mispredicted
+// often); the rarer larger ones by how many levels they end.
+template <std::uint32_t N>
+[[gnu::always_inline]] inline void pass(std::span<const unsigned char> data, Pieces& out) {
+  constexpr std::uint32_t kCounted = 4;
+  std::uint32_t h[N > 0 ? N : 1];
+  std::fill(h, h + (N > 0 ? N : 1), kHashInit);
+  std::uint64_t count[kCounted] = {}, latest[kCounted] = {};           // levels below kCounted
+  std::uint64_t ended[kBlockSizes + 1] = {}, ended_at[kBlockSizes + 1] = {};  // by levels ended
+  std::uint32_t h1 = 0, h2 = 0, h3 = 0;  // RollingHash's sums
+  const unsigned char* bytes = data.data();
+  const std::size_t n = data.size();
+  const std::uint32_t lo = out.lo, rare = std::min(lo, kCounted);
+  for (std::size_t k = 0; k < n; ++k) {
+    const unsigned char c = bytes[k];
+    h2 = h2 - h1 + 7u * c;
+    h1 = h1 + c - (k >= 7 ? bytes[k - 7] : 0u);
+    h3 = (h3 << 5) ^ c;
+    for (std::uint32_t i = 0; i < N; ++i) h[i] = piece_hash(c, h[i]);
+    const std::uint32_t ends = boundary_levels(h1 + h2 + h3);
+    for (std::uint32_t i = 0; i < kCounted; ++i) {
+      const bool end = ends > i;
+      count[i] += end ? 1 : 0;
+      latest[i] = end ? k + 1 : latest[i];
+    }
+    if (ends > rare) [[unlikely]] {
+      ++ended[ends];
+      ended_at[ends] = k + 1;
+      for (std::uint32_t i = 0; i < N && lo + i < ends; ++i) {
+        out.texts[i] += kBase64[h[i] % 64];
+        h[i] = kHashInit;
+      }
+    }
+  }
+  std::uint64_t above = 0, above_last = 0;
+  for (std::uint32_t i = kBlockSizes; i-- > kCounted;) {
+    above += ended[i + 1];
+    above_last = std::max(above_last, ended_at[i + 1]);
+    out.boundaries[i] = above;
+    out.last[i] = above_last;
+  }
+  for (std::uint32_t i = 0; i < kCounted; ++i) out.boundaries[i] = count[i], out.last[i] = latest[i];
+  // The open tail is a piece too.
+  for (std::uint32_t i = 0; i < N; ++i)
+    if (out.last[lo + i] < n) out.texts[i] += kBase64[h[i] % 64];
+}
+
+template <std::uint32_t N>
+void pass_generic(std::span<const unsigned char> data, Pieces& out) {
+  pass<N>(data, out);
+}
+
+#if defined(__x86_64__)
+// The same pass compiled for AVX2 (about 1.8x on this pass: bench/results/dedup.md),
+// chosen at run time where the processor has it.
+template <std::uint32_t N>
+[[gnu::target("avx2")]] void pass_avx2(std::span<const unsigned char> data, Pieces& out) {
+  pass<N>(data, out);
+}
+#endif
+
+template <std::uint32_t N>
+void dispatch(std::span<const unsigned char> data, Pieces& out) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return pass_avx2<N>(data, out);
+#endif
+  pass_generic<N>(data, out);
+}
+
+// The pieces at block size levels [lo, hi) (at most kPassLevels of them), and the
+// boundaries at every level.
 Pieces pieces(std::span<const unsigned char> data, std::uint32_t lo, std::uint32_t hi) {
   Pieces out;
   out.lo = lo;
   out.size = data.size();
   out.texts.resize(hi - lo);
-  std::uint32_t h[kPassLevels];
-  bool open[kPassLevels] = {};  // bytes since the last piece ended
-  std::fill(h, h + kPassLevels, kHashInit);
-  RollingHash roll;
-  for (std::size_t k = 0; k < data.size(); ++k) {
-    const unsigned char c = data[k];
-    const std::uint32_t ends = boundary_levels(roll.update(c));
-    for (std::uint32_t i = 0; i < ends; ++i) {
-      ++out.boundaries[i];
-      out.last[i] = k + 1;
-    }
-    for (std::uint32_t i = lo; i < hi; ++i) {
-      std::uint32_t& piece = h[i - lo];
-      piece = piece_hash(c, piece);
-      open[i - lo] = true;
-      if (i < ends) {
-        out.texts[i - lo] += kBase64[piece % 64];
-        piece = kHashInit;
-        open[i - lo] = false;
-      }
-    }
+  switch (hi - lo) {
+    case 0: dispatch<0>(data, out); break;
+    case 1: dispatch<1>(data, out); break;
+    case 2: dispatch<2>(data, out); break;
+    case 3: dispatch<3>(data, out); break;
+    case 4: dispatch<4>(data, out); break;
+    case 5: dispatch<5>(data, out); break;
+    case 6: dispatch<6>(data, out); break;
+    default: throw std::logic_error("ctph pieces: more levels than one pass computes");
   }
-  // The open tail is a piece too.
-  for (std::uint32_t i = lo; i < hi; ++i)
-    if (open[i - lo]) out.texts[i - lo] += kBase64[h[i - lo] % 64];
   return out;
 }
 

@@ -102,6 +102,79 @@ TEST(Ctph, SignaturesEqualLibfuzzyOnEdgeCases) {
   for (const Bytes& data : edge_cases(random)) ASSERT_EQ(ctph::hash(data), reference_hash(data)) << data.size() << " bytes";
 }
 
+// The thesis's pieces at block size 3 * 2^level, byte by byte as ctph.hpp defines them
+// (written plainly, apart from the library's one pass over several levels): a piece ends
+// where the rolling hash plus one is a multiple of the block size, each piece is one
+// base64 character of its FNV hash, and the open tail is a piece too.
+std::string reference_pieces(const Bytes& data, std::uint32_t level) {
+  static constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const std::uint64_t block = ctph::kMinBlockSize << level;
+  ctph::RollingHash roll;
+  std::uint32_t h = 0x28021967;
+  std::string out;
+  bool open = false;
+  for (const unsigned char c : data) {
+    const std::uint64_t value = roll.update(c);
+    h = (h * 0x01000193) ^ c;
+    open = true;
+    if ((value + 1) % block == 0) {
+      out += kBase64[h % 64];
+      h = 0x28021967;
+      open = false;
+    }
+  }
+  if (open) out += kBase64[h % 64];
+  return out;
+}
+
+ctph::RateSignature reference_signature(const Bytes& data, std::uint32_t level) {
+  constexpr std::uint32_t kLevels = 31;
+  ctph::RateSignature s;
+  s.block_size = ctph::kMinBlockSize << level;
+  s.text = reference_pieces(data, level);
+  if (level + 1 < kLevels) s.doubled = reference_pieces(data, level + 1);
+  return s;
+}
+
+void expect_signature(const ctph::RateSignature& got, const ctph::RateSignature& want, const std::string& what) {
+  EXPECT_EQ(got.block_size, want.block_size) << what;
+  EXPECT_EQ(got.text, want.text) << what;
+  EXPECT_EQ(got.doubled, want.doubled) << what;
+}
+
+// The rate signature (the smallest level whose pieces are at most max_length) and the
+// length signature (the smallest level with 3 * 2^level * target >= the length) equal the
+// plain reference: real files and slices of them, generated edge cases, repetitive text.
+TEST(Ctph, RateSignaturesEqualThePlainReference) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<Bytes> documents;
+  for (Bytes& d : real_documents(test::quick() ? 40 : 120, random))
+    if (d.size() <= 200'000) documents.push_back(std::move(d));
+  for (Bytes& d : edge_cases(random))
+    if (d.size() <= 200'000) documents.push_back(std::move(d));
+  for (const std::size_t n : {std::size_t{5'000}, std::size_t{60'000}}) {
+    Bytes repeated(n);  // a rate level far from the length's (the library's second pass)
+    for (std::size_t k = 0; k < n; ++k) repeated[k] = static_cast<unsigned char>("abcab"[k % 5]);
+    documents.push_back(std::move(repeated));
+  }
+  for (const Bytes& data : documents)
+    for (const std::size_t length : {std::size_t{64}, std::size_t{20}}) {
+      const std::string what = std::to_string(data.size()) + " bytes, length " + std::to_string(length);
+      std::uint32_t rate_level = 0;
+      while (rate_level + 1 < 31 && reference_pieces(data, rate_level).size() > length) ++rate_level;
+      std::uint32_t length_level = 0;
+      while (length_level + 1 < 31 && (ctph::kMinBlockSize << length_level) * length < data.size()) ++length_level;
+      const ctph::RateSignature want_rate = reference_signature(data, rate_level);
+      const ctph::RateSignature want_length = reference_signature(data, length_level);
+      expect_signature(ctph::rate_signature(data, length), want_rate, what + ", rate");
+      expect_signature(ctph::length_signature(data, length), want_length, what + ", by length");
+      const auto [rate, by_length] = ctph::rate_and_length_signatures(data, length, length);
+      expect_signature(rate, want_rate, what + ", rate from one pass");
+      expect_signature(by_length, want_length, what + ", by length from one pass");
+    }
+}
+
 // The edit-rate pipeline's two signatures from one pass equal each computed alone: text
 // of every size up to 300,000 bytes, and repetitive text whose rate level lies far from
 // its length's (the second pass).
