@@ -216,7 +216,7 @@ void pass_generic(std::span<const unsigned char> data, Pieces& out) {
 }
 
 #if defined(__x86_64__)
-// The same pass compiled for AVX2 (about 1.8x on this pass: bench/results/dedup.md),
+// The same pass compiled for AVX2 (1.7x on one core: bench/results/dedup.md),
 // chosen at run time where the processor has it.
 template <std::uint32_t N>
 [[gnu::target("avx2")]] void pass_avx2(std::span<const unsigned char> data, Pieces& out) {
