@@ -403,9 +403,13 @@ int main(int argc, char** argv) {
   app.add_option("--kernel-strings", kernel_strings);
   app.add_option("--cpu-strings", cpu_strings);
   app.add_flag("--no-cpu-pipeline", no_cpu_pipeline, "edit-rate mode on the GPU only");
+  bool score_every_pair = false;
+  app.add_flag("--score-every-pair", score_every_pair,
+               "edit-rate mode: score every signature pair of compatible block sizes (no pruning by length)");
   app.add_option("--reps", reps);
   app.add_option("--json", json_path);
   CLI11_PARSE(app, argc, argv);
+  options.prune_by_length = !score_every_pair;
 
   try {
     if (!write_list.empty()) {  // the data of the whole-command runs (bench/distributed.sh)

@@ -93,6 +93,11 @@ struct RateOptions {
   std::vector<int> devices;  // several GPUs of this process (device: the first); empty: just `device`
   EditKernel kernel = EditKernel::bit_parallel;
   std::size_t memory_budget = 0;  // bytes of documents kept in memory for verification; 0: 1 GiB
+  // Signature pairs whose documents' lengths already rule out the rate are not scored (a
+  // row meets only a window of its group sorted by length): the same pairs are found, as
+  // those were dropped after the filters anyway. false: every pair of compatible block
+  // sizes is scored, as the thesis did.
+  bool prune_by_length = true;
 };
 struct RateMatch {
   std::uint32_t a = 0, b = 0;  // a < b, indices into the files
