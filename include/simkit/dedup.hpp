@@ -98,6 +98,9 @@ struct RateOptions {
   // those were dropped after the filters anyway. false: every pair of compatible block
   // sizes is scored, as the thesis did.
   bool prune_by_length = true;
+  // Rows of a group that meet their window together (one kernel call on a GPU); 0: 64 on
+  // the CPU, 1,024 on a GPU (the fastest measured: bench/results/dedup.md).
+  std::uint32_t run_rows = 0;
 };
 struct RateMatch {
   std::uint32_t a = 0, b = 0;  // a < b, indices into the files
@@ -108,6 +111,7 @@ struct RateMatch {
 // What the pipeline did, for --timings and the benchmark.
 struct RateStats {
   std::size_t candidates = 0;
+  std::uint64_t signature_pairs = 0;  // signature pairs the filters scored (both filters, all workers)
   std::size_t unsigned_documents = 0;  // verified against every document of a fitting length
   double signature_seconds = 0, candidate_seconds = 0, verify_seconds = 0;
   double device_ms = 0;

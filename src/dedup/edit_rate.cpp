@@ -94,7 +94,7 @@ struct Filter {
 // meet the group of twice its block size.
 Candidates signature_candidates(const std::vector<Document>& docs, const std::vector<std::uint32_t>& signable,
                                 const RateOptions& options, const Filter& filter, int device, Share share,
-                                double* device_ms) {
+                                double* device_ms, std::uint64_t& scored) {
   std::vector<std::uint64_t> sizes(signable.size());
   for (std::size_t i = 0; i < signable.size(); ++i) sizes[i] = (docs[signable[i]].*filter.signature).block_size;
   const CompatibleGroups groups(sizes);
@@ -133,6 +133,7 @@ Candidates signature_candidates(const std::vector<Document>& docs, const std::ve
   };
   // The pairs of xs (group positions from x0) and ys (from y0) the filter keeps.
   const auto meet = [&](const StringSet& xs, std::uint32_t x0, const StringSet& ys, std::uint32_t y0, bool triangle) {
+    scored += triangle ? std::uint64_t{xs.size()} * (xs.size() - 1) / 2 : std::uint64_t{xs.size()} * ys.size();
     double ms = 0;
     const std::vector<EditPair> pairs =
         device >= 0 ? edit_pairs_gpu(xs, ys, triangle, filter.rule, options.kernel, device, &ms, PairOrder::as_found)
@@ -151,7 +152,10 @@ Candidates signature_candidates(const std::vector<Document>& docs, const std::ve
   // A worker's rows of a group in runs of consecutive lengths, each run meeting only its
   // window (on a GPU runs of 1,024 rows, the fastest of 512 to 4,096 measured: each call
   // has a fixed cost; bench/results/dedup.md).
-  const std::uint32_t run_rows = !options.prune_by_length ? UINT32_MAX : device >= 0 ? 1024 : 64;
+  const std::uint32_t run_rows = !options.prune_by_length ? UINT32_MAX
+                                 : options.run_rows != 0  ? options.run_rows
+                                 : device >= 0            ? 1024
+                                                          : 64;
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
     const auto& gx = groups.groups()[meeting.x];
     const auto& gy = groups.groups()[meeting.y];
@@ -374,16 +378,18 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
   std::vector<Candidates> found(parts.local);
   std::vector<double> ms(parts.local, 0);
+  std::vector<std::uint64_t> scored(parts.local, 0);
   run_parts(parts.local, [&](std::size_t w) {
     const Share share{parts.first + w, parts.total};
     const int device = gpus.empty() ? -1 : gpus[w];
-    found[w] = signature_candidates(docs, every, options, thesis, device, share, &ms[w]);
+    found[w] = signature_candidates(docs, every, options, thesis, device, share, &ms[w], scored[w]);
     if (options.guaranteed_edits == 0) return;
-    for (const Candidates& more : {signature_candidates(docs, signable, options, guarantee, device, share, &ms[w]),
+    for (const Candidates& more : {signature_candidates(docs, signable, options, guarantee, device, share, &ms[w], scored[w]),
                                    unsignable_candidates(docs, unsigned_docs, options.rate, share)})
       found[w].insert(found[w].end(), more.begin(), more.end());
   });
   s.device_ms = *std::max_element(ms.begin(), ms.end());
+  s.signature_pairs = std::accumulate(scored.begin(), scored.end(), std::uint64_t{0});
   // Each pair once, its lower document first: both filters may find it (verified as the
   // thesis's then). (Two ranks may both hold a pair, one from each filter: the results are
   // deduplicated once more at the end.)
@@ -482,9 +488,10 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   for (auto& v : verifiers) all.insert(all.end(), v.found.begin(), v.found.end());
   if (cluster::size() > 1) {  // every rank's pairs on rank 0 (each once); the candidates of all ranks counted
     all = cluster::gather_values<RateMatch>(all);
-    std::vector<std::uint64_t> count = {s.candidates};
+    std::vector<std::uint64_t> count = {s.candidates, s.signature_pairs};
     cluster::sum(count);
     s.candidates = count[0];
+    s.signature_pairs = count[1];
   }
   std::sort(all.begin(), all.end(), [](const RateMatch& p, const RateMatch& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
   all.erase(std::unique(all.begin(), all.end()), all.end());

@@ -197,10 +197,10 @@ TEST(EditRate, UnsignableDocumentsMeetEveryDocument) {
 }
 
 // Signature pairs pruned by the documents' lengths (the default) find the very pairs, and
-// the very candidates, that scoring every pair of compatible block sizes finds: real
-// headers with planted near-duplicates and documents of every length from 40 bytes to 12
-// KB (groups of more than the 64 rows the CPU takes a run), at rates whose windows are
-// narrow and wide, with and without the guarantee.
+// the very candidates, that scoring every pair of compatible block sizes finds, while
+// scoring fewer: real headers with planted near-duplicates, documents of every length from
+// 40 bytes to 12 KB and two empty ones, at rates whose windows are narrow and wide, with
+// and without the guarantee, in runs of the default 64 rows and of 5 (many runs a group).
 TEST(EditRate, PruningByLengthFindsWhatScoringEveryPairFinds) {
   test::Random random;
   SCOPED_TRACE(random.seed());
@@ -211,18 +211,29 @@ TEST(EditRate, PruningByLengthFindsWhatScoringEveryPairFinds) {
     files.push_back((dir / ("text" + std::to_string(i))).string());
     test::write_file(files.back(), texts[i]);
   }
+  for (const char* name : {"empty0", "empty1"}) {
+    files.push_back((dir / name).string());
+    test::write_file(files.back(), "");
+  }
   for (const double rate : {0.03, 0.1})
     for (const std::uint32_t guaranteed : {3u, 0u}) {
       dedup::RateOptions options;
       options.rate = rate;
       options.guaranteed_edits = guaranteed;
-      dedup::RateStats pruned_stats, every_stats;
-      const auto pruned = dedup::match_rates(files, options, &pruned_stats);
       options.prune_by_length = false;
+      dedup::RateStats every_stats;
       const auto every = dedup::match_rates(files, options, &every_stats);
-      EXPECT_EQ(pruned, every) << "rate " << rate << ", guaranteed edits " << guaranteed;
-      EXPECT_EQ(pruned_stats.candidates, every_stats.candidates) << "rate " << rate;
       EXPECT_GT(every_stats.candidates, 0u);
+      options.prune_by_length = true;
+      for (const std::uint32_t run_rows : {0u, 5u}) {
+        const std::string what = "rate " + std::to_string(rate) + ", guaranteed edits " + std::to_string(guaranteed) +
+                                 ", runs of " + std::to_string(run_rows);
+        options.run_rows = run_rows;
+        dedup::RateStats stats;
+        EXPECT_EQ(dedup::match_rates(files, options, &stats), every) << what;
+        EXPECT_EQ(stats.candidates, every_stats.candidates) << what;
+        EXPECT_LT(stats.signature_pairs, every_stats.signature_pairs) << what;
+      }
     }
 }
 

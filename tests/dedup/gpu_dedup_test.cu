@@ -139,6 +139,12 @@ TEST(GpuDedup, EditRateEachKernelEqualsTheCpu) {
   // Most documents beyond the memory budget: their pairs are verified on the cores.
   options.memory_budget = 4096;
   EXPECT_EQ(dedup::match_rates(files, options), want) << "documents read again";
+  // Signature pairs pruned by length in GPU calls of 3 rows (many a group), and not pruned.
+  options.memory_budget = 0;
+  options.run_rows = 3;
+  EXPECT_EQ(dedup::match_rates(files, options), want) << "runs of 3 rows";
+  options.prune_by_length = false;
+  EXPECT_EQ(dedup::match_rates(files, options), want) << "every pair scored";
 }
 
 }  // namespace

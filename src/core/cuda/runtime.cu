@@ -48,7 +48,9 @@ void* pinned_allocate(std::size_t bytes) {
   }
   return ptr;
 }
-void pinned_release(void* ptr) noexcept { cudaFreeHost(ptr); }
+void pinned_release(void* ptr) noexcept {
+  if (cudaFreeHost(ptr) != cudaSuccess) cudaGetLastError();  // (at exit, after the runtime: left to the process's end)
+}
 constexpr HostMemory kPinned{pinned_allocate, pinned_release};
 }  // namespace
 

@@ -127,6 +127,21 @@ void ensure(Buffer& buffer, std::size_t n) {
   if (buffer.size() < n) buffer = Buffer(n + n / 4);
 }
 
+// `ids` grown to `n` (uninitialised); page-locked ids that cannot grow (the host short of
+// lockable memory) move to the heap, and the answers come down the staged way.
+void grow_answers(IdVector& ids, std::size_t n) {
+  if (ids.get_allocator().memory == nullptr) return ids.resize(n);
+  try {
+    ids.resize(n);
+  } catch (const Failure&) {
+    IdVector heap;
+    heap.reserve(n);
+    heap.assign(ids.begin(), ids.end());
+    heap.resize(n);
+    ids = std::move(heap);
+  }
+}
+
 }  // namespace
 
 // The answers come down in pieces, the host copying each into the batch's `Results` while
@@ -273,7 +288,7 @@ void GpuIndex::Impl::run_part(const Queries& queries, std::size_t q_begin, std::
   // link's rate); else through pinned memory (a copy into pageable memory is staged by
   // the driver, slower), in pieces, each copied out while the next comes down.
   const std::size_t old = results.ids.size();
-  results.ids.resize(old + found);  // (uninitialised: written by the copies)
+  grow_answers(results.ids, old + found);  // (uninitialised: written by the copies)
   if (results.ids.get_allocator().memory == cuda::pinned_host_memory()) {
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(results.ids.data() + old, d_out.get(), found * sizeof(DocId),
                                       cudaMemcpyDeviceToHost, stream.get()));
@@ -314,7 +329,9 @@ void GpuIndex::intersect(const Queries& queries, Results& results, bool count_on
     if (!count_only && results.ids.get_allocator() != pinned) results.ids = IdVector(pinned);
     impl_->answer_batch(queries, results, count_only, device_ms);
   } catch (...) {
-    results = Results();  // never half a batch
+    // Never half a batch; and no copy still landing in memory about to be freed.
+    cudaStreamSynchronize(impl_->stream.get());
+    results = Results();
     throw;
   }
 }
