@@ -41,30 +41,10 @@ std::vector<std::uint32_t> dense_columns(const Model& model, std::size_t feature
       [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
   std::vector<std::pair<std::uint32_t, std::uint32_t>> all;  // (feature, words having it)
   const std::size_t id_count = static_cast<std::size_t>(largest) + 1;
-  if (id_count * max_threads() <= model.features.size() + (std::size_t{1} << 20)) {
-    // Few ids for the entries: a count each per thread (shared counters of common features
-    // would make every thread wait on the same cache lines), summed id range by id range.
-    tbb::enumerable_thread_specific<std::vector<std::uint32_t>> counts(
-        [&] { return std::vector<std::uint32_t>(id_count, 0); });
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), [&](const auto& range) {
-      std::vector<std::uint32_t>& mine = counts.local();
-      for (std::size_t i = range.begin(); i < range.end(); ++i) ++mine[model.features[i]];
-    });
-    std::vector<std::uint32_t> words_having(id_count, 0);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, id_count, 1 << 14), [&](const auto& range) {
-      for (const std::vector<std::uint32_t>& mine : counts)
-        for (std::size_t f = range.begin(); f < range.end(); ++f) words_having[f] += mine[f];
-    });
+  if (largest <= 4 * model.features.size() + (1u << 20)) {
+    const std::vector<std::uint32_t> words_having = detail::count_keys(model.features.data(), model.features.size(), id_count);
     for (std::uint32_t f = 0; f <= largest; ++f)
       if (words_having[f] > 0) all.emplace_back(f, words_having[f]);
-  } else if (largest <= 4 * model.features.size() + (1u << 20)) {
-    std::vector<std::atomic<std::uint32_t>> words_having(static_cast<std::size_t>(largest) + 1);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, model.features.size(), 1 << 16), [&](const auto& range) {
-      for (std::size_t i = range.begin(); i < range.end(); ++i)
-        words_having[model.features[i]].fetch_add(1, std::memory_order_relaxed);
-    });
-    for (std::uint32_t f = 0; f <= largest; ++f)
-      if (const std::uint32_t n = words_having[f].load(std::memory_order_relaxed); n > 0) all.emplace_back(f, n);
   } else {
     // Ids far sparser than the entries: counted as runs of the sorted ids instead.
     std::vector<std::uint32_t> ids = model.features;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -9,12 +10,43 @@
 #include <numeric>
 #include <vector>
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::disco::detail {
+
+// How many of `entries` keys are each key below key_count (words having each feature or
+// column: a word lists one once), counted on all cores.
+inline std::vector<std::uint32_t> count_keys(const std::uint32_t* keys, std::size_t entries, std::size_t key_count) {
+  constexpr std::size_t kGrain = 1 << 16;
+  if (key_count * max_threads() <= entries + (std::size_t{1} << 20)) {
+    // Few keys: a count each per thread (shared counters of common keys would make every
+    // thread wait on the same cache lines), summed key range by key range.
+    tbb::enumerable_thread_specific<std::vector<std::uint32_t>> counts(
+        [&] { return std::vector<std::uint32_t>(key_count, 0); });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, entries, kGrain), [&](const auto& range) {
+      std::vector<std::uint32_t>& mine = counts.local();
+      for (std::size_t i = range.begin(); i < range.end(); ++i) ++mine[keys[i]];
+    });
+    std::vector<std::uint32_t> out(key_count, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, key_count, 1 << 14), [&](const auto& range) {
+      for (const std::vector<std::uint32_t>& mine : counts)
+        for (std::size_t k = range.begin(); k < range.end(); ++k) out[k] += mine[k];
+    });
+    return out;
+  }
+  std::vector<std::atomic<std::uint32_t>> shared(key_count);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, entries, kGrain), [&](const auto& range) {
+    for (std::size_t i = range.begin(); i < range.end(); ++i) shared[keys[i]].fetch_add(1, std::memory_order_relaxed);
+  });
+  std::vector<std::uint32_t> out(key_count);
+  for (std::size_t k = 0; k < key_count; ++k) out[k] = shared[k].load(std::memory_order_relaxed);
+  return out;
+}
 
 // Side of the GPU's square score tiles in the dense form (64 MiB of scores: see
 // DenseScorer); several workers share the words in ranges of this many rows so that

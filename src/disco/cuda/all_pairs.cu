@@ -39,6 +39,7 @@
 #include "engine/cuda/cublas_product.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
+#include "disco/cuda/feature_lists.cuh"
 #include "disco/cuda/lin_tile.hpp"
 #include "disco/gpu.hpp"
 #include "simkit/device.hpp"
@@ -68,13 +69,17 @@ __device__ __forceinline__ float to_tf32(float x) {
 }
 
 // Rows [M|A] (with `pattern`; width 2 pitch) or [A] (width pitch), zeroed before, from
-// the words' entries (column, value); with `low`, A's high TF32 part goes to the row and
-// the rest to low (pitch a row).
+// the words' entries (column, value), column c at slot_of[c] (kListed: not in the rows;
+// no map: at c); with `low`, A's high TF32 part goes to the row and the rest to low
+// (pitch a row).
+constexpr std::uint32_t kListed = 0xffffffffu;
 __global__ void scatter_rows(const std::uint64_t* offsets, const std::uint32_t* columns, const float* values,
-                             std::size_t words, std::size_t pitch, bool pattern, float* rows, float* low) {
+                             const std::uint32_t* slot_of, std::size_t words, std::size_t pitch, bool pattern,
+                             float* rows, float* low) {
   for (std::size_t w = blockIdx.x; w < words; w += gridDim.x)
     for (std::uint64_t e = offsets[w] + threadIdx.x; e < offsets[w + 1]; e += blockDim.x) {
-      const std::size_t c = columns[e];
+      const std::size_t c = slot_of != nullptr ? slot_of[columns[e]] : columns[e];
+      if (c == kListed) continue;
       const float v = values[e];
       float* row = rows + w * (pattern ? 2 : 1) * pitch;
       float* a = pattern ? row + pitch : row;
@@ -94,18 +99,90 @@ bool fp32_on_cuda_cores() {
   return env != nullptr && std::strcmp(env, "cores") == 0;
 }
 
+// How many of the dense columns, most common first, the product takes; the others'
+// terms are summed from their inverted lists (`df`: words having each column, most
+// common first). The product costs every pair its depth whatever the rows hold; a listed
+// column costs the pairs of words having it (a term each) and, per score tile a word's
+// row meets, a search of its postings. The rates are fitted to the job's device times
+// over 64 to 10,000 columns in the product (H100, TF32, fp16 and split fp32; within
+// 10% of each; bench/results/disco.md); the cheapest total wins.
+// SIMKIT_DISCO_PRODUCT_COLUMNS=N sets the number instead (tests, benchmarks).
+std::size_t product_columns(const std::vector<std::uint32_t>& df, std::size_t words, Precision precision, bool split,
+                            bool cosine) {
+  const std::size_t all = df.size();
+  if (const char* env = std::getenv("SIMKIT_DISCO_PRODUCT_COLUMNS"); env != nullptr && *env != 0)
+    return std::clamp<std::size_t>(std::strtoull(env, nullptr, 10), 1, std::max<std::size_t>(all, 1));
+  if (words < kGpuTileRows) return all;  // a few tiles: nothing worth saving
+  const double pairs = 0.5 * static_cast<double>(words) * static_cast<double>(words);
+  const double tiles_a_row = 0.5 * static_cast<double>((words + kGpuTileRows - 1) / kGpuTileRows + 1);
+  // Multiply-adds a second on tensor cores (split fp32: TF32's, at twice the depth) or
+  // the CUDA cores.
+  const double rate = precision == Precision::fp16 ? 5.2e14 : precision == Precision::tf32 || split ? 2.4e14 : 2.5e13;
+  constexpr double kTermsPerSecond = 5.7e11, kLookupsPerSecond = 1.55e9;
+  // Listed costs of columns c.. (suffix sums), then the best multiple of 64.
+  std::vector<double> listed(all + 1, 0.0);
+  for (std::size_t c = all; c-- > 0;) {
+    const double n = df[c];
+    listed[c] = listed[c + 1] + 0.5 * n * (n - 1) / kTermsPerSecond + n * tiles_a_row / kLookupsPerSecond;
+  }
+  std::size_t best = all;
+  double best_cost = 1e300;
+  for (std::size_t d = std::min<std::size_t>(64, all);; d = std::min(d + 64, all)) {
+    const double depth = static_cast<double>((cosine ? 1 : 2) * (d + 63) / 64 * 64) * (split ? 2 : 1);
+    const double cost = pairs * depth / rate + listed[d];
+    if (cost < best_cost) best_cost = cost, best = d;
+    if (d == all) break;
+  }
+  return best;
+}
+
 class DenseScorer final : public gpu::BlockScorer {
  public:
   static constexpr std::size_t kTileBytes = kGpuTileRows * kGpuTileRows * sizeof(float);
 
-  DenseScorer(const Model& model, const DenseRows& rows, Precision precision, std::size_t budget)
-      : model_(model), rows_(rows), width_(rows.row_width(rows.pitch)), precision_(precision),
+  // `lists`: the rarer columns may be summed from inverted lists beside the product of
+  // the common ones (not for the fused self-join, which multiplies whole rows).
+  DenseScorer(const Model& model, const DenseRows& rows, Precision precision, std::size_t budget, bool lists)
+      : model_(model), rows_(rows), pitch_(rows.pitch), width_(rows.row_width(rows.pitch)), precision_(precision),
         cublas_(cuda::make_cublas()) {
     sums_ = cuda::DeviceBuffer<float>(model.size());
     SIMKIT_CUDA_CHECK(cudaMemcpy(sums_.get(), rows.sums.data(), model.size() * sizeof(float), cudaMemcpyHostToDevice));
-    const std::size_t pitch = rows.pitch;
     split_ = precision == Precision::fp32 && !fp32_on_cuda_cores();
-    const std::size_t row_bytes = model.size() * width_ * sizeof(float);
+    const auto started = std::chrono::steady_clock::now();
+    // Each word's entries among the columns (gathered once a process).
+    const DenseRows::Entries& entries = rows.entries(model);
+    const auto gathered = std::chrono::steady_clock::now();
+    std::vector<std::uint32_t> slot_of;  // the product's column of each dense column (kListed: none)
+    std::vector<std::uint32_t> list_of, sizes;  // the listed columns' lists (columns one word has: none)
+    if (lists && rows.width > 0) {
+      const std::vector<std::uint32_t> df = count_keys(entries.columns.data(), entries.columns.size(), rows.width);
+      std::vector<std::uint32_t> order(rows.width);
+      std::iota(order.begin(), order.end(), 0u);
+      std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return df[x] > df[y]; });
+      std::vector<std::uint32_t> sorted(rows.width);
+      for (std::size_t c = 0; c < rows.width; ++c) sorted[c] = df[order[c]];
+      const std::size_t kept = product_columns(sorted, model.size(), precision, split_, rows.cosine);
+      if (kept < rows.width) {
+        // The kept columns in their own order (all of them kept: the rows as without lists).
+        std::vector<bool> in_product(rows.width, false);
+        for (std::size_t c = 0; c < kept; ++c) in_product[order[c]] = true;
+        slot_of.assign(rows.width, kListed);
+        list_of.assign(rows.width, FeatureListsOnDevice::kNoList);
+        std::uint32_t slot = 0;
+        for (std::size_t c = 0; c < rows.width; ++c)
+          if (in_product[c]) {
+            slot_of[c] = slot++;
+          } else if (df[c] >= 2) {  // a column one word has adds nothing to any pair
+            list_of[c] = static_cast<std::uint32_t>(sizes.size());
+            sizes.push_back(df[c]);
+          }
+        pitch_ = (kept + 63) / 64 * 64;
+        width_ = rows.row_width(pitch_);
+      }
+    }
+    const std::size_t pitch = pitch_;
+    const std::size_t row_bytes =
+        model.size() * width_ * sizeof(float) + (sizes.empty() ? 0 : FeatureListsOnDevice::bytes(model.size(), sizes));
     // Without room for A's low parts, fp32 on the CUDA cores keeps the rows resident.
     if (split_ && row_bytes + model.size() * pitch * sizeof(float) > budget / 2) split_ = false;
     if (row_bytes > budget / 2) {
@@ -113,28 +190,31 @@ class DenseScorer final : public gpu::BlockScorer {
         throw UsageError(cat("--precision fp16 needs every word's rows on the GPU (",
                              format_byte_size(row_bytes), " while they are made, half the memory budget at most); "
                              "raise --memory-budget, or use --precision tf32 --kernel cublas"));
+      // Blocks of whole rows built on the host.
+      pitch_ = rows.pitch;
+      width_ = rows.row_width(pitch_);
       return;
     }
     // Every [M|A] (or [A]) row resident (and A's low parts for split TF32), scattered on
     // the device from the words' entries: a few bytes a feature cross the bus, not 2F
     // floats a word.
+    resident_rows_ = true;
     resident_ = cuda::DeviceBuffer<float>(model.size() * width_);
     SIMKIT_CUDA_CHECK(cudaMemset(resident_.get(), 0, resident_.size() * sizeof(float)));
     if (split_) {
       low_ = cuda::DeviceBuffer<float>(model.size() * pitch);
       SIMKIT_CUDA_CHECK(cudaMemset(low_.get(), 0, low_.size() * sizeof(float)));
     }
-    // Each word's entries among the columns (gathered once a process).
-    const auto started = std::chrono::steady_clock::now();
-    const DenseRows::Entries& entries = rows.entries(model);
-    const auto gathered = std::chrono::steady_clock::now();
     const auto d_offsets = cuda::to_device(entries.offsets.data(), entries.offsets.size());
     const auto d_columns = cuda::to_device(entries.columns.data(), entries.columns.size());
     const auto d_values = cuda::to_device(entries.values.data(), entries.values.size());
+    const auto d_slots = cuda::to_device(slot_of.data(), slot_of.size());
     scatter_rows<<<static_cast<unsigned>(std::min<std::size_t>(std::max<std::size_t>(model.size(), 1), 65535)), 128>>>(
-        d_offsets.get(), d_columns.get(), d_values.get(), model.size(), pitch, !rows.cosine, resident_.get(),
-        split_ ? low_.get() : nullptr);
+        d_offsets.get(), d_columns.get(), d_values.get(), slot_of.empty() ? nullptr : d_slots.get(), model.size(),
+        pitch, !rows.cosine, resident_.get(), split_ ? low_.get() : nullptr);
     SIMKIT_CUDA_CHECK_LAUNCH();
+    if (!sizes.empty())
+      lists_ = FeatureListsOnDevice(model.size(), d_offsets.get(), d_columns.get(), d_values.get(), list_of, sizes);
     if (precision == Precision::fp16) {  // halves in place of the floats
       half_ = cuda::DeviceBuffer<std::uint16_t>(resident_.size());
       gemm::to_fp16(resident_.get(), resident_.size(), 1.0f, half_.get());
@@ -143,12 +223,19 @@ class DenseScorer final : public gpu::BlockScorer {
     }
     SIMKIT_CUDA_CHECK(cudaDeviceSynchronize());
     if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
-      std::fprintf(stderr, "disco: rows on the GPU: entries %.1f ms (%zu), upload and scatter %.1f ms\n",
+      std::fprintf(stderr,
+                   "disco: rows on the GPU: entries %.1f ms (%zu), columns in the product %zu of %zu (%zu listed "
+                   "entries), upload, scatter and lists %.1f ms\n",
                    std::chrono::duration<double, std::milli>(gathered - started).count(), entries.values.size(),
+                   slot_of.empty() ? rows.width : static_cast<std::size_t>(std::count_if(slot_of.begin(), slot_of.end(), [](std::uint32_t x) { return x != kListed; })),
+                   rows.width, static_cast<std::size_t>(std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0})),
                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gathered).count());
   }
 
-  bool resident() const { return resident_.size() > 0 || half_.size() > 0; }
+  // Whether the rarer columns are summed from lists (the rows then hold only the others).
+  bool has_lists() const { return !lists_.empty(); }
+
+  bool resident() const { return resident_rows_; }
 
   // The fused self-join of the first `words` words: each one's k best others; the
   // self-join's own time (events around it: its kernels, merges and scratch) to *ms.
@@ -193,7 +280,7 @@ class DenseScorer final : public gpu::BlockScorer {
     const cudaDataType type = half ? CUDA_R_16F : CUDA_R_32F;
     const cublasComputeType_t compute =
         precision_ == Precision::tf32 || split_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    const std::size_t w = width_, p = rows_.pitch;
+    const std::size_t w = width_, p = pitch_;
     if (b_resident()) {
       // Rows [M|A] of both blocks in place, A's read rotated by half a row: one rotated
       // product gives A_a.M_b^T + M_a.A_b^T. Cosine: rows [A], no rotation, A_a.A_b^T.
@@ -218,7 +305,11 @@ class DenseScorer final : public gpu::BlockScorer {
       // against [A]), one product.
       cuda::rotated_product(cublas_.get(), type, compute, a_slot, a.size(), b_slot, b.size(), w, 0, tile, ld, stream);
     }
-    if (!rows_.cosine)  // unit rows need no division
+    // Unit rows need no division; with lists, their pass adds the listed columns' terms
+    // and divides.
+    if (has_lists())
+      lists_.add(a, b, rows_.cosine, true, rows_.cosine ? nullptr : sums_.get(), tile, ld, stream);
+    else if (!rows_.cosine)
       divide_by_sums(tile, ld, a.size(), b.size(), sums_.get() + a.begin, sums_.get() + b.begin, stream);
   }
 
@@ -233,12 +324,15 @@ class DenseScorer final : public gpu::BlockScorer {
 
   const Model& model_;
   const DenseRows& rows_;
+  std::size_t pitch_;  // values a half row takes on the device: rows_.pitch, or fewer with lists
   std::size_t width_;
+  bool resident_rows_ = false;
   Precision precision_;
   bool split_ = false;  // fp32 as split TF32 (resident rows only)
   cuda::CublasHandle cublas_;
   cuda::DeviceBuffer<float> sums_, resident_, low_;
   cuda::DeviceBuffer<std::uint16_t> half_;  // fp16: the resident rows as halves (resident_ then empty)
+  FeatureListsOnDevice lists_;  // the columns left out of the product
   std::vector<float> host_;
 };
 
@@ -328,9 +422,9 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
       throw UsageError(cat("--kernel simkit keeps 1 to ", gemm::kMaxSelfTop, " similar words a word (k = ", job.k,
                            "); use --kernel cublas"));
   }
-  DenseScorer scorer(model, rows, options.precision, budget);
-  // The fused self-join takes resident rows, tf32 or fp16, and k <= 16, on Hopper.
-  const bool fusable = scorer.resident() && options.precision != Precision::fp32 && options.kernel !=
+  DenseScorer scorer(model, rows, options.precision, budget, !forced);
+  // The fused self-join takes whole resident rows, tf32 or fp16, and k <= 16, on Hopper.
+  const bool fusable = scorer.resident() && !scorer.has_lists() && options.precision != Precision::fp32 && options.kernel !=
                        ProductKernel::cublas && job.k >= 1 && job.k <= static_cast<std::size_t>(gemm::kMaxSelfTop) &&
                        !gemm::tensor_tiles().empty();
   if (forced && !fusable)
