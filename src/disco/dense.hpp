@@ -139,6 +139,7 @@ struct DenseRows {
     std::vector<std::uint64_t> offsets;  // words + 1
     std::vector<std::uint32_t> columns;
     std::vector<float> values;
+    std::vector<std::uint32_t> words_having;  // per column
   };
   const Entries& entries(const Model& m) const {
     if (!entries_once_) throw Failure("internal: the entries of moved dense rows");
@@ -164,6 +165,7 @@ struct DenseRows {
           });
         }
       });
+      e.words_having = count_keys(e.columns.data(), e.columns.size(), width);
     });
     return entries_once_->entries;
   }

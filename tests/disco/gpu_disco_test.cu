@@ -224,9 +224,19 @@ TEST(GpuDisco, ListedColumnsGiveTheCpusLists) {
         EXPECT_EQ(again.scores, gpu.scores);
         EXPECT_EQ(again.indices, gpu.indices);
         if (precision != disco::Precision::tf32) continue;
-        options.memory_budget = 8u << 20;  // blocks of a few rows, lists cut at every edge
+        // A budget of small tiles that still holds the rows and the lists (several tiles
+        // at 100 columns or fewer: lists cut at every tile's edge); the scorer's line says
+        // how many columns it kept and that it listed entries.
+        options.memory_budget = (columns <= 100 ? 16u : 80u) << 20;
+        setenv("SIMKIT_ENGINE_STATS", "1", 1);
+        testing::internal::CaptureStderr();
         const TopKLists small = disco::all_pairs(model, options);
+        const std::string said = testing::internal::GetCapturedStderr();
+        unsetenv("SIMKIT_ENGINE_STATS");
         options.memory_budget = 0;
+        // (The sample's models have all 1,500 columns.)
+        EXPECT_NE(said.find("columns in the product " + std::to_string(columns) + " of 1500"), std::string::npos) << said;
+        if (columns < options.features) EXPECT_EQ(said.find(" (0 listed entries)"), std::string::npos) << said;
         for (std::size_t i = 0; i < cpu.scores.size(); ++i) EXPECT_NEAR(small.scores[i], cpu.scores[i], tolerance);
       }
     }

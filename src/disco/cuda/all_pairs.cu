@@ -154,14 +154,15 @@ class DenseScorer final : public gpu::BlockScorer {
     const auto gathered = std::chrono::steady_clock::now();
     std::vector<std::uint32_t> slot_of;  // the product's column of each dense column (kListed: none)
     std::vector<std::uint32_t> list_of, sizes;  // the listed columns' lists (columns one word has: none)
+    std::size_t kept = rows.width;  // columns in the product
     if (lists && rows.width > 0) {
-      const std::vector<std::uint32_t> df = count_keys(entries.columns.data(), entries.columns.size(), rows.width);
+      const std::vector<std::uint32_t>& df = entries.words_having;
       std::vector<std::uint32_t> order(rows.width);
       std::iota(order.begin(), order.end(), 0u);
       std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return df[x] > df[y]; });
       std::vector<std::uint32_t> sorted(rows.width);
       for (std::size_t c = 0; c < rows.width; ++c) sorted[c] = df[order[c]];
-      const std::size_t kept = product_columns(sorted, model.size(), precision, split_, rows.cosine);
+      kept = product_columns(sorted, model.size(), precision, split_, rows.cosine);
       if (kept < rows.width) {
         // The kept columns in their own order (all of them kept: the rows as without lists).
         std::vector<bool> in_product(rows.width, false);
@@ -227,8 +228,8 @@ class DenseScorer final : public gpu::BlockScorer {
                    "disco: rows on the GPU: entries %.1f ms (%zu), columns in the product %zu of %zu (%zu listed "
                    "entries), upload, scatter and lists %.1f ms\n",
                    std::chrono::duration<double, std::milli>(gathered - started).count(), entries.values.size(),
-                   slot_of.empty() ? rows.width : static_cast<std::size_t>(std::count_if(slot_of.begin(), slot_of.end(), [](std::uint32_t x) { return x != kListed; })),
-                   rows.width, static_cast<std::size_t>(std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0})),
+                   kept, rows.width,
+                   static_cast<std::size_t>(std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0})),
                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gathered).count());
   }
 
