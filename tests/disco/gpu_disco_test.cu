@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "disco_fixture.hpp"
 #include "simkit/disco.hpp"
@@ -109,8 +111,9 @@ TEST(GpuDisco, SparseEqualsTheCpu) {
   EXPECT_GE(same, cpu.indices.size() * 99 / 100);
   EXPECT_LE(worst_relative_error(model, gpu), 1e-5);
 
-  // Blocks of a few rows (many tiles, postings cut at every block edge): the same bits.
-  options.memory_budget = 8u << 20;
+  // Blocks of a few rows (many tiles, postings cut at every block edge; room for the
+  // lists as they are made): the same bits.
+  options.memory_budget = 16u << 20;
   const TopKLists small = disco::all_pairs(model, options);
   options.memory_budget = 0;
   const TopKLists again = disco::all_pairs(model, options);
@@ -182,17 +185,28 @@ TEST(GpuDisco, TensorCoreScorersMatchTheCpu) {
   for (std::size_t i = 0; i < fused.scores.size(); ++i) EXPECT_NEAR(chosen.scores[i], fused.scores[i], 2e-3);
 }
 
+// What the dense form's scorer said on standard error (SIMKIT_ENGINE_STATS) while it
+// scored `model`: its columns kept and entries listed.
+std::string scorer_line(const disco::Model& model, const disco::AllPairsOptions& options, TopKLists& lists) {
+  const test::ScopedEnv stats("SIMKIT_ENGINE_STATS", "1");
+  testing::internal::CaptureStderr();
+  try {
+    lists = disco::all_pairs(model, options);
+  } catch (...) {
+    testing::internal::GetCapturedStderr();
+    throw;
+  }
+  return testing::internal::GetCapturedStderr();
+}
+
 // The dense form's rarer columns summed from inverted lists beside the product of the
 // common ones (SIMKIT_DISCO_PRODUCT_COLUMNS forcing how many the product takes, from one
 // to all): the CPU's lists and scores, in fp32 within 1e-5, in TF32 and fp16 within the
-// operands' rounding, for Lin and PPMI's cosine, resident rows and a budget of many tiles;
-// the same split twice gives the same bits.
+// operands' rounding, for Lin and PPMI's cosine, in tiles of 4,096 and of 512 words (the
+// scorer's line checked for the columns kept and entries listed); the same split twice
+// gives the same bits.
 TEST(GpuDisco, ListedColumnsGiveTheCpusLists) {
   SIMKIT_REQUIRE_GPU();
-  struct ProductColumns {  // SIMKIT_DISCO_PRODUCT_COLUMNS for this scope, also when it throws
-    ~ProductColumns() { unsetenv("SIMKIT_DISCO_PRODUCT_COLUMNS"); }
-    void set(std::size_t n) { setenv("SIMKIT_DISCO_PRODUCT_COLUMNS", std::to_string(n).c_str(), 1); }
-  } product_columns;
   for (const disco::Measure measure : {disco::Measure::lin, disco::Measure::ppmi}) {
     disco::BuildOptions build;
     build.words = test::quick() ? 500 : 2500;
@@ -205,7 +219,7 @@ TEST(GpuDisco, ListedColumnsGiveTheCpusLists) {
     const TopKLists cpu = disco::all_pairs(model, options);
     options.device = 0;
     for (const std::size_t columns : {std::size_t{1}, std::size_t{100}, std::size_t{700}, std::size_t{1500}}) {
-      product_columns.set(columns);
+      const test::ScopedEnv product_columns("SIMKIT_DISCO_PRODUCT_COLUMNS", std::to_string(columns).c_str());
       for (const disco::Precision precision : {disco::Precision::fp32, disco::Precision::tf32, disco::Precision::fp16}) {
         SCOPED_TRACE(testing::Message() << disco::measure_name(measure) << ", " << columns << " columns in the product, "
                                         << static_cast<int>(precision));
@@ -224,22 +238,84 @@ TEST(GpuDisco, ListedColumnsGiveTheCpusLists) {
         EXPECT_EQ(again.scores, gpu.scores);
         EXPECT_EQ(again.indices, gpu.indices);
         if (precision != disco::Precision::tf32) continue;
-        // A budget of small tiles that still holds the rows and the lists (several tiles
-        // at 100 columns or fewer: lists cut at every tile's edge); the scorer's line says
-        // how many columns it kept and that it listed entries.
-        options.memory_budget = (columns <= 100 ? 16u : 80u) << 20;
-        setenv("SIMKIT_ENGINE_STATS", "1", 1);
-        testing::internal::CaptureStderr();
-        const TopKLists small = disco::all_pairs(model, options);
-        const std::string said = testing::internal::GetCapturedStderr();
-        unsetenv("SIMKIT_ENGINE_STATS");
-        options.memory_budget = 0;
+        // Score tiles of 512 x 512 (many tiles: lists cut at every tile's edge).
+        TopKLists small;
+        std::string said;
+        {
+          const test::ScopedEnv tiles("SIMKIT_GPU_TILE_MB", "1");
+          said = scorer_line(model, options, small);
+        }
         // (The sample's models have all 1,500 columns.)
         EXPECT_NE(said.find("columns in the product " + std::to_string(columns) + " of 1500"), std::string::npos) << said;
         if (columns < options.features) EXPECT_EQ(said.find(" (0 listed entries)"), std::string::npos) << said;
         for (std::size_t i = 0; i < cpu.scores.size(); ++i) EXPECT_NEAR(small.scores[i], cpu.scores[i], tolerance);
       }
     }
+  }
+}
+
+// A model of 5,000 words (more than a tile's 4,096) with features drawn Zipf-like from
+// 1,000, as a corpus gives: the scorer chooses by itself to list the rarer columns, and
+// its lists are the CPU's (fp32 within 1e-5), over tiles cut at 4,096 words and slices of
+// 1,024; a budget too small for the reduced rows falls back to blocks built on the host
+// with every column, with the same lists.
+TEST(GpuDisco, ListedColumnsChosenByThemselves) {
+  SIMKIT_REQUIRE_GPU();
+  constexpr std::size_t kWords = 5000, kColumns = 1000, kDraws = 40;
+  const std::uint64_t seed = 20261128;
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  disco::Model model;
+  model.feature_words = kColumns;
+  std::vector<std::uint32_t> row;
+  for (std::size_t w = 0; w < kWords; ++w) {
+    model.words.push_back("w" + std::to_string(w));
+    model.counts.push_back(kWords - w);
+    row.clear();
+    for (std::size_t i = 0; i < kDraws; ++i)  // column floor(F^u) - 1: Zipf-like
+      row.push_back(static_cast<std::uint32_t>(std::pow(static_cast<double>(kColumns), u(rng))) - 1);
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    double sum = 0, squares = 0;
+    for (const std::uint32_t f : row) {
+      const float mi = static_cast<float>(0.05 + 4.0 * u(rng));
+      model.features.push_back(f);
+      model.mi.push_back(mi);
+      sum += mi;
+      squares += static_cast<double>(mi) * mi;
+    }
+    model.offsets.push_back(model.features.size());
+    model.mi_sums.push_back(sum);
+    model.norms.push_back(std::sqrt(squares));
+  }
+  disco::AllPairsOptions options;
+  options.k = 10;
+  const TopKLists cpu = disco::all_pairs(model, options);
+  options.device = 0;
+  TopKLists gpu;
+  const std::string said = scorer_line(model, options, gpu);
+  EXPECT_EQ(said.find(" (0 listed entries)"), std::string::npos) << said;  // lists were made
+  EXPECT_NE(said.find("listed entries)"), std::string::npos) << said;
+  ASSERT_EQ(gpu.scores.size(), cpu.scores.size());
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < cpu.scores.size(); ++i) {
+    EXPECT_NEAR(gpu.scores[i], cpu.scores[i], 1e-5) << "slot " << i;
+    same += gpu.indices[i] == cpu.indices[i];
+  }
+  EXPECT_GE(same, cpu.indices.size() * 99 / 100);
+  // The reduced rows and their lists need more than 4 MiB: blocks built on the host.
+  options.memory_budget = 8u << 20;
+  const TopKLists blocks = disco::all_pairs(model, options);
+  for (std::size_t i = 0; i < cpu.scores.size(); ++i) EXPECT_NEAR(blocks.scores[i], cpu.scores[i], 1e-5);
+  // A count of columns that is not one is refused with the variable's name.
+  const test::ScopedEnv bad("SIMKIT_DISCO_PRODUCT_COLUMNS", "12x");
+  options.memory_budget = 0;
+  try {
+    disco::all_pairs(model, options);
+    ADD_FAILURE() << "a bad SIMKIT_DISCO_PRODUCT_COLUMNS was taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("SIMKIT_DISCO_PRODUCT_COLUMNS"), std::string::npos);
   }
 }
 

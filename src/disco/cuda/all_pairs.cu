@@ -3,10 +3,14 @@
 //   device when they fit the budget's half, and cuBLAS multiplies their halves in place
 //   (fp32, TF32 or fp16 tensor cores); otherwise the engine loads blocks of [A|M] and
 //   [M|A] rows built on the host. A small kernel divides each score by s_i + s_j, and the
-//   engine selects each row's top k of both triangles;
+//   engine selects each row's top k of both triangles. From 4,096 words the resident rows
+//   may hold only the commoner columns: the others' terms are summed from inverted lists
+//   (feature_lists.cuh) by the pass that then divides (product_columns says how many);
 // - simkit's fused self-join (gemm::self_top_k, Hopper, TF32 or fp16 rows resident, k <=
 //   16): each pair multiplied once, the division and the tiles' top k in the epilogue.
-//   --kernel auto times both on the first 8,192 words and keeps the faster.
+//   --kernel auto times both on the first 8,192 words and keeps the faster (cuBLAS
+//   alone when the rarer columns are summed from lists, below: the self-join multiplies
+//   whole rows).
 //
 // fp32 on resident rows is split TF32: A = hi + lo with hi A rounded to TF32 (11
 // significant bits) and lo = A - hi (exact in fp32). M is 0/1, exact in TF32, so
@@ -103,15 +107,21 @@ bool fp32_on_cuda_cores() {
 // terms are summed from their inverted lists (`df`: words having each column, most
 // common first). The product costs every pair its depth whatever the rows hold; a listed
 // column costs the pairs of words having it (a term each) and, per score tile a word's
-// row meets, a search of its postings. The rates are fitted to the job's device times
-// over 64 to 10,000 columns in the product (H100, TF32, fp16 and split fp32; within
-// 10% of each; bench/results/disco.md); the cheapest total wins.
+// row meets, a search of its postings. The rates are a least-squares fit (with a
+// constant for the rest of the job, which does not change the choice) to the job's
+// device times over 64 to 10,000 columns in the product (H100, TF32, fp16 and split fp32,
+// 23 runs, residuals -36 to +14 ms; bench/results/disco.md); the cheapest total wins.
 // SIMKIT_DISCO_PRODUCT_COLUMNS=N sets the number instead (tests, benchmarks).
 std::size_t product_columns(const std::vector<std::uint32_t>& df, std::size_t words, Precision precision, bool split,
                             bool cosine) {
   const std::size_t all = df.size();
-  if (const char* env = std::getenv("SIMKIT_DISCO_PRODUCT_COLUMNS"); env != nullptr && *env != 0)
-    return std::clamp<std::size_t>(std::strtoull(env, nullptr, 10), 1, std::max<std::size_t>(all, 1));
+  if (const char* env = std::getenv("SIMKIT_DISCO_PRODUCT_COLUMNS"); env != nullptr && *env != 0) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(env, &end, 10);
+    if (*end != 0 || n == 0 || *env == '-')
+      throw UsageError(cat("SIMKIT_DISCO_PRODUCT_COLUMNS must be a number of columns (1 or more), not '", env, "'"));
+    return std::min<std::size_t>(n, std::max<std::size_t>(all, 1));
+  }
   if (words < kGpuTileRows) return all;  // a few tiles: nothing worth saving
   const double pairs = 0.5 * static_cast<double>(words) * static_cast<double>(words);
   const double tiles_a_row = 0.5 * static_cast<double>((words + kGpuTileRows - 1) / kGpuTileRows + 1);
@@ -128,7 +138,7 @@ std::size_t product_columns(const std::vector<std::uint32_t>& df, std::size_t wo
   std::size_t best = all;
   double best_cost = 1e300;
   for (std::size_t d = std::min<std::size_t>(64, all);; d = std::min(d + 64, all)) {
-    const double depth = static_cast<double>((cosine ? 1 : 2) * (d + 63) / 64 * 64) * (split ? 2 : 1);
+    const double depth = static_cast<double>((cosine ? 1 : 2) * ((d + 63) / 64 * 64)) * (split ? 2 : 1);
     const double cost = pairs * depth / rate + listed[d];
     if (cost < best_cost) best_cost = cost, best = d;
     if (d == all) break;
@@ -182,8 +192,10 @@ class DenseScorer final : public gpu::BlockScorer {
       }
     }
     const std::size_t pitch = pitch_;
+    // The lists, and what making them takes beside the rows for a while.
     const std::size_t row_bytes =
-        model.size() * width_ * sizeof(float) + (sizes.empty() ? 0 : FeatureListsOnDevice::bytes(model.size(), sizes));
+        model.size() * width_ * sizeof(float) +
+        (sizes.empty() ? 0 : FeatureListsOnDevice::build_bytes(model.size(), entries.columns.size(), rows.width, sizes));
     // Without room for A's low parts, fp32 on the CUDA cores keeps the rows resident.
     if (split_ && row_bytes + model.size() * pitch * sizeof(float) > budget / 2) split_ = false;
     if (row_bytes > budget / 2) {

@@ -163,6 +163,14 @@ std::size_t FeatureListsOnDevice::bytes(std::size_t words, const std::vector<std
   return (words + 1) * 8 + postings * 16 + (sizes.size() + 1) * 4;
 }
 
+std::size_t FeatureListsOnDevice::build_bytes(std::size_t words, std::size_t entries, std::size_t keys,
+                                              const std::vector<std::uint32_t>& sizes) {
+  const std::uint64_t postings = std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0});
+  // The entries (offsets, keys, values), the key map and the counts; then four 32-bit
+  // arrays a posting and the sort's scratch (about two more), beside the lists.
+  return bytes(words, sizes) + (words + 1) * 16 + entries * 8 + keys * 4 + postings * 24;
+}
+
 FeatureListsOnDevice::FeatureListsOnDevice(std::size_t words, const std::uint64_t* offsets, const std::uint32_t* keys,
                                            const float* values, const std::vector<std::uint32_t>& list_of,
                                            const std::vector<std::uint32_t>& sizes) {
@@ -170,8 +178,10 @@ FeatureListsOnDevice::FeatureListsOnDevice(std::size_t words, const std::uint64_
   std::uint64_t postings = 0;
   for (std::size_t l = 0; l < sizes.size(); ++l) {
     postings += sizes[l];
-    if (postings >= kNoList)  // postings are numbered in 32 bits here
-      throw UsageError(cat("more than 4,294,967,294 shared features for the GPU's inverted lists; use --device cpu"));
+    // Postings are numbered in 32 bits here, and a warp's lanes count 32 past the last.
+    if (postings > kNoList - 64)
+      throw UsageError(cat("more than ", kNoList - 64,
+                           " shared features for the GPU's inverted lists; use --device cpu"));
     list_offsets[l + 1] = static_cast<std::uint32_t>(postings);
   }
   empty_ = postings == 0;

@@ -46,10 +46,12 @@ class SparseScorer final : public gpu::BlockScorer {
         list_of[f] = static_cast<std::uint32_t>(sizes.size());
         sizes.push_back(df[f]);
       }
-    const std::size_t bytes = FeatureListsOnDevice::bytes(model.size(), sizes) + model.size() * 4;
+    // The lists as they are made (the most they take) and the sums.
+    const std::size_t bytes =
+        FeatureListsOnDevice::build_bytes(model.size(), model.features.size(), df.size(), sizes) + model.size() * 4;
     if (bytes > budget / 2)
       throw UsageError(cat("the sparse form needs ", format_byte_size(bytes),
-                           " of GPU memory for its lists, more than half the memory budget (",
+                           " of GPU memory for its lists while they are made, more than half the memory budget (",
                            format_byte_size(budget), "); raise --memory-budget or use --device cpu"));
     // The words' entries go up, and the lists are made there.
     std::vector<float> unit;  // cosine: each word's values over its norm
