@@ -2,13 +2,11 @@
 // or through the GPU engine, via the blocked pairwise engine in symmetric mode; Lin's
 // scores or PPMI's cosines (disco/dense.hpp).
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <string>
 #include <numeric>
 #include <optional>
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_sort.h>

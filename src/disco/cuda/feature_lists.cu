@@ -158,17 +158,14 @@ unsigned grid_for(std::size_t threads) {
 
 }  // namespace
 
-std::size_t FeatureListsOnDevice::bytes(std::size_t words, const std::vector<std::uint32_t>& sizes) {
-  const std::uint64_t postings = std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0});
-  return (words + 1) * 8 + postings * 16 + (sizes.size() + 1) * 4;
-}
-
 std::size_t FeatureListsOnDevice::build_bytes(std::size_t words, std::size_t entries, std::size_t keys,
                                               const std::vector<std::uint32_t>& sizes) {
   const std::uint64_t postings = std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0});
-  // The entries (offsets, keys, values), the key map and the counts; then four 32-bit
-  // arrays a posting and the sort's scratch (about two more), beside the lists.
-  return bytes(words, sizes) + (words + 1) * 16 + entries * 8 + keys * 4 + postings * 24;
+  // The lists (offsets a word, a list; two 32-bit values a posting on each side); while
+  // they are made, the entries (offsets, keys, values), the key map and the counts, then
+  // four 32-bit arrays a posting and the sort's scratch (about two more).
+  const std::size_t lists = (words + 1) * 8 + postings * 16 + (sizes.size() + 1) * 4;
+  return lists + (words + 1) * 16 + entries * 8 + keys * 4 + postings * 24;
 }
 
 FeatureListsOnDevice::FeatureListsOnDevice(std::size_t words, const std::uint64_t* offsets, const std::uint32_t* keys,

@@ -26,10 +26,9 @@ namespace simkit::disco::detail {
 class FeatureListsOnDevice {
  public:
   static constexpr std::uint32_t kNoList = 0xffffffffu;
-  // The device memory the lists of `words` words take with these list sizes.
-  static std::size_t bytes(std::size_t words, const std::vector<std::uint32_t>& sizes);
-  // The most device memory the lists take while they are made from `entries` entries
-  // with keys below `keys` (the entries themselves, uploaded by the caller, included).
+  // The most device memory the lists of `words` words with these list sizes take while
+  // they are made from `entries` entries with keys below `keys` (the entries themselves,
+  // uploaded by the caller, included).
   static std::size_t build_bytes(std::size_t words, std::size_t entries, std::size_t keys,
                                  const std::vector<std::uint32_t>& sizes);
 
