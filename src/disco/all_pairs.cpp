@@ -215,6 +215,7 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
   std::vector<TopKLists> lists(parts.local);
   std::vector<double> ms(parts.local, 0);
   run_parts(parts.local, [&](std::size_t p) {
+    PhaseClock worker("disco worker", static_cast<int>(p));
     PairwiseJob mine = job;
     mine.a_rows = share_blocks(model.size(), detail::kGpuTileRows, Share{parts.first + p, parts.total});
     AllPairsOptions on = options;
@@ -222,6 +223,7 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
     on.device = gpus.empty() ? -1 : gpus[p];
     on.devices.clear();
     lists[p] = all_pairs_on(model, on, mine, rows, &ms[p]);
+    worker.mark("its lists (its GPU's memory freed)");
   });
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
   clock.mark("the workers' lists");

@@ -1,8 +1,11 @@
 // StagedCopy (core/cuda/staged_copy.hpp): pageable host bytes reach the device unchanged
 // at sizes below, at and across its pinned pieces (the ring of buffers wrapping round),
-// and copies from several calls in a row land where each one says.
+// and copies from several calls in a row land where each one says. PageLock
+// (core/cuda/memory.hpp): memory locked in place copies unchanged; locking it again
+// leaves it as it is (and copies still work); moved and released locks unlock once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -44,6 +47,36 @@ TEST(GpuStagedCopy, BytesArriveUnchangedAtEverySize) {
   std::vector<std::uint8_t> back(host.size());
   SIMKIT_CUDA_CHECK(cudaMemcpy(back.data(), device.get(), back.size(), cudaMemcpyDeviceToHost));
   EXPECT_TRUE(back == host);
+}
+
+TEST(GpuPageLock, LockedMemoryCopiesUnchangedAndUnlocksOnce) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<std::uint32_t> host(cuda::kPageLockMinBytes / 4 + 12345);
+  for (auto& v : host) v = static_cast<std::uint32_t>(random.engine()());
+  const auto round_trip = [&] {
+    const cuda::DeviceBuffer<std::uint32_t> device = cuda::to_device(host.data(), host.size());
+    std::vector<std::uint32_t> back(host.size());
+    SIMKIT_CUDA_CHECK(cudaMemcpy(back.data(), device.get(), back.size() * 4, cudaMemcpyDeviceToHost));
+    return back == host;
+  };
+  {
+    cuda::PageLock lock(host.data(), host.size() * 4);
+    EXPECT_TRUE(lock.locked());
+    EXPECT_TRUE(round_trip());
+    const cuda::PageLock again(host.data(), host.size() * 4);  // already locked: left as it is
+    EXPECT_FALSE(again.locked());
+    EXPECT_TRUE(round_trip());
+    cuda::PageLock moved(std::move(lock));
+    EXPECT_TRUE(moved.locked());
+    EXPECT_FALSE(lock.locked());
+  }  // unlocked once, by `moved`
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  const cuda::PageLock relocked(host.data(), host.size() * 4);
+  EXPECT_TRUE(relocked.locked());
+  EXPECT_TRUE(round_trip());
+  EXPECT_FALSE(cuda::PageLock(nullptr, 0).locked());
 }
 
 }  // namespace

@@ -55,6 +55,30 @@ DeviceBuffer<T> to_device(const T* host, std::size_t count) {
   return device;
 }
 
+// Host memory page-locked in place (cudaHostRegister, for every device) while this lives:
+// copies from it run at the link's rate, where pageable memory goes through the driver's
+// staging at a fraction of it (226 MB: 26-30 ms pageable against 8 ms to lock, 4 ms to
+// copy and 3.5 ms to unlock on an H200's host). Memory that cannot be locked (already
+// locked, or not allowed) is left as it is: copies from it still work.
+class PageLock {
+ public:
+  PageLock() = default;
+  PageLock(const void* host, std::size_t bytes);
+  ~PageLock();
+  PageLock(PageLock&& o) noexcept : host_(std::exchange(o.host_, nullptr)) {}
+  PageLock& operator=(PageLock&& o) noexcept {
+    std::swap(host_, o.host_);
+    return *this;
+  }
+  bool locked() const noexcept { return host_ != nullptr; }
+
+ private:
+  void* host_ = nullptr;
+};
+
+// Arrays under this are copied as they are (a few milliseconds at most to gain).
+inline constexpr std::size_t kPageLockMinBytes = std::size_t{16} << 20;
+
 // Page-locked host memory as an allocator's source (simkit/uninitialized_allocator.hpp):
 // a vector of it receives device copies directly, at the link's full rate.
 const HostMemory* pinned_host_memory() noexcept;

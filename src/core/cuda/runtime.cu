@@ -56,6 +56,17 @@ constexpr HostMemory kPinned{pinned_allocate, pinned_release};
 
 const HostMemory* pinned_host_memory() noexcept { return &kPinned; }
 
+PageLock::PageLock(const void* host, std::size_t bytes) {
+  if (host == nullptr || bytes == 0) return;
+  void* p = const_cast<void*>(host);  // registering does not write the memory
+  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) == cudaSuccess) host_ = p;
+  else cudaGetLastError();  // copied from pageable memory instead
+}
+
+PageLock::~PageLock() {
+  if (host_ != nullptr && cudaHostUnregister(host_) != cudaSuccess) cudaGetLastError();
+}
+
 float elapsed_ms(const Event& start, const Event& stop) {
   float ms = 0;
   SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));

@@ -39,6 +39,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "core/cuda/check.hpp"
+#include "core/phase_clock.hpp"
 #include "core/cuda/cublas_handle.hpp"
 #include "engine/cuda/cublas_product.hpp"
 #include "core/cuda/memory.hpp"
@@ -218,10 +219,23 @@ class DenseScorer final : public gpu::BlockScorer {
       low_ = cuda::DeviceBuffer<float>(model.size() * pitch);
       SIMKIT_CUDA_CHECK(cudaMemset(low_.get(), 0, low_.size() * sizeof(float)));
     }
+    // The entries page-locked (once, for every worker of the process): they go up at the
+    // link's rate, not the driver's staging rate.
+    std::call_once(entries.locked_once, [&] {
+      auto locks = std::make_shared<std::vector<cuda::PageLock>>();
+      const auto lock = [&](const auto& array) {
+        if (array.size() * sizeof(array[0]) >= cuda::kPageLockMinBytes)
+          locks->emplace_back(array.data(), array.size() * sizeof(array[0]));
+      };
+      lock(entries.offsets), lock(entries.columns), lock(entries.values);
+      entries.page_locks = std::move(locks);
+    });
     const auto d_offsets = cuda::to_device(entries.offsets.data(), entries.offsets.size());
     const auto d_columns = cuda::to_device(entries.columns.data(), entries.columns.size());
     const auto d_values = cuda::to_device(entries.values.data(), entries.values.size());
     const auto d_slots = cuda::to_device(slot_of.data(), slot_of.size());
+    SIMKIT_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // (the upload's time, for the stats line)
+    const auto uploaded = std::chrono::steady_clock::now();
     scatter_rows<<<static_cast<unsigned>(std::min<std::size_t>(std::max<std::size_t>(model.size(), 1), 65535)), 128>>>(
         d_offsets.get(), d_columns.get(), d_values.get(), slot_of.empty() ? nullptr : d_slots.get(), model.size(),
         pitch, !rows.cosine, resident_.get(), split_ ? low_.get() : nullptr);
@@ -238,11 +252,12 @@ class DenseScorer final : public gpu::BlockScorer {
     if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
       std::fprintf(stderr,
                    "disco: rows on the GPU: entries %.1f ms (%zu), columns in the product %zu of %zu (%zu listed "
-                   "entries), upload, scatter and lists %.1f ms\n",
+                   "entries), upload, scatter and lists %.1f ms (the entries' upload %.1f ms)\n",
                    std::chrono::duration<double, std::milli>(gathered - started).count(), entries.values.size(),
                    kept, rows.width,
                    static_cast<std::size_t>(std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0})),
-                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gathered).count());
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gathered).count(),
+                   std::chrono::duration<double, std::milli>(uploaded - gathered).count());
   }
 
   // Whether the rarer columns are summed from lists (the rows then hold only the others).
@@ -368,9 +383,9 @@ TopKLists run_engine(const PairwiseJob& job, gpu::BlockScorer& scorer, const All
   gpu::Engine engine(options.device);
   PairwiseJob j = job;
   j.memory_budget = budget / 2;
-  const PairwiseResult result = engine.run(j, scorer);
+  PairwiseResult result = engine.run(j, scorer);
   if (device_ms != nullptr) *device_ms = engine.last_ms();
-  return result.topk;
+  return std::move(result.topk);
 }
 
 namespace {
@@ -435,7 +450,9 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
       throw UsageError(cat("--kernel simkit keeps 1 to ", gemm::kMaxSelfTop, " similar words a word (k = ", job.k,
                            "); use --kernel cublas"));
   }
+  PhaseClock clock("disco on cuda", options.device);
   DenseScorer scorer(model, rows, options.precision, budget, !forced);
+  clock.mark("rows on the GPU");
   // The fused self-join takes whole resident rows, tf32 or fp16, and k <= 16, on Hopper.
   const bool fusable = scorer.resident() && !scorer.has_lists() && options.precision != Precision::fp32 && options.kernel !=
                        ProductKernel::cublas && job.k >= 1 && job.k <= static_cast<std::size_t>(gemm::kMaxSelfTop) &&
@@ -460,7 +477,11 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
     if (job.progress != nullptr) job.progress->advance(pairs);
     return std::move(*choice.lists);
   }
-  if (!choice.fused) return run_engine(job, scorer, options, budget, device_ms);
+  if (!choice.fused) {
+    TopKLists lists = run_engine(job, scorer, options, budget, device_ms);
+    clock.mark("the engine");
+    return lists;
+  }
   TopKLists lists = scorer.self_join(model.size(), job.k, budget / 4, device_ms);
   if (job.progress != nullptr) job.progress->advance(pairs);
   return lists;

@@ -44,6 +44,9 @@ constexpr std::size_t kPreferredA = 1024;  // rows of A per block: a GEMM's wort
 constexpr std::size_t kFusedExpected = 64;
 constexpr std::size_t kCandidatesPerRow = 2048;
 constexpr std::size_t kFusedMinRowsA = 32;
+// Answers from this size are page-locked for their copy from the device (locking runs at
+// about 27 GB/s; a pageable copy is staged by the driver at a fraction of the link's rate).
+constexpr std::size_t kLockAnswersBytes = std::size_t{1} << 20;
 constexpr int kFusedMaxWidth = 64;
 
 bool fused_enabled() {
@@ -99,7 +102,8 @@ Plan make_plan(const PairwiseJob& job, const BlockScorer& scorer, int device, bo
   // Room for threshold hits starts at a 64th of the budget and grows when a tile needs more.
   plan.hit_capacity =
       job.threshold ? std::clamp<std::size_t>(budget / 64 / sizeof(ScoredPair), 1024, kMaxInitialHits) : 0;
-  const std::size_t fixed = job.rows_a * static_cast<std::size_t>(plan.width) * 8 +
+  // The running top-k state (width slots a row) and each row's k best packed for the copy out.
+  const std::size_t fixed = job.rows_a * (static_cast<std::size_t>(plan.width) + (plan.width > 0 ? job.k : 0)) * 8 +
                             plan.hit_capacity * sizeof(ScoredPair);
   const bool transposes = job.symmetric && job.k > 0;
   const auto need = [&](std::size_t ta, std::size_t tb) {
@@ -162,7 +166,7 @@ struct Engine::Impl {
   cuda::DeviceBuffer<ScoredPair> hits;
   cuda::DeviceBuffer<unsigned long long> hit_count{1};
   cuda::PinnedBuffer<unsigned long long> host_count{1};
-  cuda::PinnedBuffer<std::uint32_t> host_state;
+  cuda::DeviceBuffer<std::uint32_t> packed;  // each row's k best, packed for the copy to the answer
   // Candidate lists of the fused path and its overflow flag.
   cuda::DeviceBuffer<float> candidate_scores;
   cuda::DeviceBuffer<std::uint32_t> candidate_indices, candidate_counts;
@@ -214,9 +218,12 @@ PairwiseResult pairwise(const PairwiseJob& job, BlockScorer& scorer, int device)
 }
 
 PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bool allow_fused) {
+  const auto called = std::chrono::steady_clock::now();
   PairwiseResult result;
-  if (job.k > 0) result.topk = TopKLists(job.rows_a, job.k);
-  if (job.rows_a == 0 || job.rows_b == 0) return result;
+  if (job.rows_a == 0 || job.rows_b == 0) {
+    if (job.k > 0) result.topk = TopKLists(job.rows_a, job.k);
+    return result;
+  }
 
   const Plan plan = make_plan(job, scorer, device, allow_fused);
   const std::size_t ta = plan.sizes.a, tb = plan.sizes.b;
@@ -352,10 +359,25 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bo
     if (job.progress) job.progress->advance(ra.size() * rb.size());
   }
 
+  // Each row's k best straight into the answer, made while the device works: the state's
+  // first k slots a row packed on the device, then copied into the answer's arrays,
+  // page-locked for the copy (no pinned staging to make and free, no copy a row here).
+  cuda::PageLock locks[2];
   if (plan.width > 0) {
-    if (host_state.size() < 2 * state_size) host_state = cuda::PinnedBuffer<std::uint32_t>(2 * state_size);
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_state.get(), state_ptr, 2 * state_size * sizeof(std::uint32_t),
-                                      cudaMemcpyDeviceToHost, cs));
+    result.topk = TopKLists(job.rows_a, job.k);
+    const std::size_t packed_size = job.rows_a * job.k;
+    std::uint32_t* packed_ptr = ensure(packed, 2 * packed_size);
+    // The scores' rows, then the indices' (state_ptr + state_size): 2 x rows_a rows.
+    SIMKIT_CUDA_CHECK(cudaMemcpy2DAsync(packed_ptr, job.k * sizeof(std::uint32_t), state_ptr,
+                                        plan.width * sizeof(std::uint32_t), job.k * sizeof(std::uint32_t),
+                                        2 * job.rows_a, cudaMemcpyDeviceToDevice, cs));
+    void* answers[2] = {result.topk.scores.data(), result.topk.indices.data()};
+    for (int i = 0; i < 2; ++i) {
+      if (packed_size * sizeof(std::uint32_t) >= kLockAnswersBytes)
+        locks[i] = cuda::PageLock(answers[i], packed_size * sizeof(std::uint32_t));
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(answers[i], packed_ptr + i * packed_size, packed_size * sizeof(std::uint32_t),
+                                        cudaMemcpyDeviceToHost, cs));
+    }
   }
   if (plan.fused)
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_overflow.get(), overflow.get(), sizeof(unsigned),
@@ -365,23 +387,20 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bo
   compute.sync();
   copy.sync();
   last_ms = cuda::elapsed_ms(start, stop);
-  if (print_stats)
-    std::fprintf(stderr, "engine: %zu blocks of %zu x %zu%s%s, host enqueue %.3f ms, device %.3f ms\n",
-                 blocks.size(), ta, tb, plan.resident ? " (B resident)" : "",
-                 plan.fused ? (*host_overflow.get() != 0 ? " fused, overflowed" : " fused") : "",
-                 std::chrono::duration<double, std::milli>(enqueued - host_start).count(), last_ms);
   // A candidate list overflowed (many scores tied near the bar): score tiles instead.
   if (plan.fused && *host_overflow.get() != 0) {
+    if (print_stats) std::fprintf(stderr, "engine: fused candidates overflowed; scoring tiles\n");
     return run(job, scorer, false);
   }
   result.fused = plan.fused;
-  for (std::size_t r = 0; r < job.rows_a && plan.width > 0; ++r) {
-    std::memcpy(result.topk.scores.data() + r * job.k, host_state.get() + r * plan.width,
-                job.k * sizeof(float));
-    std::memcpy(result.topk.indices.data() + r * job.k, host_state.get() + state_size + r * plan.width,
-                job.k * sizeof(std::uint32_t));
-  }
   detail::sort_pairs(result.pairs);
+  if (print_stats) {
+    const auto ms = [](auto from, auto to) { return std::chrono::duration<double, std::milli>(to - from).count(); };
+    std::fprintf(stderr,
+                 "engine: %zu blocks of %zu x %zu%s%s, buffers %.3f ms, host enqueue %.3f ms, device %.3f ms\n",
+                 blocks.size(), ta, tb, plan.resident ? " (B resident)" : "", plan.fused ? " fused" : "",
+                 ms(called, host_start), ms(host_start, enqueued), last_ms);
+  }
   return result;
 }
 
