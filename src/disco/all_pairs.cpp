@@ -223,7 +223,7 @@ TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress
     on.device = gpus.empty() ? -1 : gpus[p];
     on.devices.clear();
     lists[p] = all_pairs_on(model, on, mine, rows, &ms[p]);
-    worker.mark("its lists (its GPU's memory freed)");
+    worker.mark("its lists (its device memory freed)");
   });
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
   clock.mark("the workers' lists");

@@ -105,7 +105,7 @@ TEST(GpuPairwise, SmallBudgetCutsManyBlocks) {
   PairwiseJob job{.rows_a = 3000, .rows_b = 3000, .k = 10, .symmetric = true, .exclude_self = true};
   DotScorer scorer(data, false);
   gpu::Engine engine(0);
-  job.memory_budget = (std::size_t{17} << 20) + 3000 * 16 * 8 + 200 * 1024;
+  job.memory_budget = (std::size_t{17} << 20) + 3000 * (16 + 10) * 8 + 200 * 1024;  // tiles, state, packed k best
   const BlockPlan plan = engine.plan(job, scorer);
   EXPECT_LT(plan.rows_a_per_block, 3000u);
   const PairwiseResult small = engine.run(job, scorer);

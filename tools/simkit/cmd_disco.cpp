@@ -1,7 +1,9 @@
 // simkit disco: a distributional thesaurus (DISCO) from a corpus, and its queries.
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -171,8 +173,12 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
   }
   const std::size_t dense_width = prepared ? disco::columns_of(*prepared) : 0;
   // The rows and their entries (hundreds of MB unlocked and freed) are not needed for
-  // writing: freed beside it.
-  std::jthread freeing([rows = std::move(prepared)]() mutable { rows.reset(); });
+  // writing: freed beside it (or here, if no thread can be started).
+  std::optional<std::jthread> freeing;
+  try {
+    freeing.emplace([rows = std::move(prepared)]() mutable { rows.reset(); });
+  } catch (const std::system_error&) {
+  }
   if (context.timings)
     note(fmt::format("timing: all pairs of {} words ({} form{}) on {} in {:.3f} s{}", model.size(), options.form,
                      all.form == disco::Form::dense ? fmt::format(", {} columns", dense_width) : "",

@@ -221,6 +221,7 @@ class DenseScorer final : public gpu::BlockScorer {
     }
     // The entries page-locked (once, for every worker of the process): they go up at the
     // link's rate, not the driver's staging rate.
+    const auto uploading = std::chrono::steady_clock::now();
     std::call_once(entries.locked_once, [&] {
       auto locks = std::make_shared<std::vector<cuda::PageLock>>();
       const auto lock = [&](const auto& array) {
@@ -252,12 +253,12 @@ class DenseScorer final : public gpu::BlockScorer {
     if (std::getenv("SIMKIT_ENGINE_STATS") != nullptr)
       std::fprintf(stderr,
                    "disco: rows on the GPU: entries %.1f ms (%zu), columns in the product %zu of %zu (%zu listed "
-                   "entries), upload, scatter and lists %.1f ms (the entries' upload %.1f ms)\n",
+                   "entries), upload, scatter and lists %.1f ms (the entries locked and uploaded %.1f ms)\n",
                    std::chrono::duration<double, std::milli>(gathered - started).count(), entries.values.size(),
                    kept, rows.width,
                    static_cast<std::size_t>(std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0})),
                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gathered).count(),
-                   std::chrono::duration<double, std::milli>(uploaded - gathered).count());
+                   std::chrono::duration<double, std::milli>(uploaded - uploading).count());
   }
 
   // Whether the rarer columns are summed from lists (the rows then hold only the others).

@@ -45,8 +45,16 @@ constexpr std::size_t kFusedExpected = 64;
 constexpr std::size_t kCandidatesPerRow = 2048;
 constexpr std::size_t kFusedMinRowsA = 32;
 // Answers from this size are page-locked for their copy from the device (locking runs at
-// about 27 GB/s; a pageable copy is staged by the driver at a fraction of the link's rate).
+// about 27 GB/s; a pageable copy is staged by the driver at a fraction of the link's
+// rate); smaller ones land in the engine's pinned buffer, kept between runs.
 constexpr std::size_t kLockAnswersBytes = std::size_t{1} << 20;
+
+// Waits for a stream when it goes out of scope, so that memory its copies write to is
+// freed only after them (also when an error unwinds).
+struct SyncOnExit {
+  cudaStream_t stream;
+  ~SyncOnExit() { cudaStreamSynchronize(stream); }
+};
 constexpr int kFusedMaxWidth = 64;
 
 bool fused_enabled() {
@@ -159,14 +167,14 @@ struct Engine::Impl {
   cuda::Event start{cudaEventDefault}, stop{cudaEventDefault};
   cuda::DeviceBuffer<std::byte> a_slot, b_slots[2];
   cuda::DeviceBuffer<float> tile, transposed;
-  // Running top-k of every row: the scores, then the indices, in one allocation so the
-  // result comes back in one copy.
+  // Running top-k of every row: the scores, then the indices, in one allocation.
   cuda::DeviceBuffer<std::uint32_t> state;
   cuda::SelectScratch scratch;
   cuda::DeviceBuffer<ScoredPair> hits;
   cuda::DeviceBuffer<unsigned long long> hit_count{1};
   cuda::PinnedBuffer<unsigned long long> host_count{1};
   cuda::DeviceBuffer<std::uint32_t> packed;  // each row's k best, packed for the copy to the answer
+  cuda::PinnedBuffer<std::uint32_t> small_answer;  // where a small answer lands (kept between runs)
   // Candidate lists of the fused path and its overflow flag.
   cuda::DeviceBuffer<float> candidate_scores;
   cuda::DeviceBuffer<std::uint32_t> candidate_indices, candidate_counts;
@@ -359,24 +367,32 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bo
     if (job.progress) job.progress->advance(ra.size() * rb.size());
   }
 
-  // Each row's k best straight into the answer, made while the device works: the state's
-  // first k slots a row packed on the device, then copied into the answer's arrays,
-  // page-locked for the copy (no pinned staging to make and free, no copy a row here).
+  // Each row's k best, packed on the device (the state has `width` slots a row), made while
+  // the device works: a large answer is copied straight into its arrays, page-locked for
+  // the copy (no pinned staging to make and free, no copy a row here); a small one lands in
+  // the engine's pinned buffer and is copied out below.
   cuda::PageLock locks[2];
+  const SyncOnExit copies_done{cs};  // (declared after the locks: waited for before they go)
+  const std::size_t packed_size = job.rows_a * job.k;
+  const bool small = packed_size * sizeof(std::uint32_t) < kLockAnswersBytes;
   if (plan.width > 0) {
     result.topk = TopKLists(job.rows_a, job.k);
-    const std::size_t packed_size = job.rows_a * job.k;
     std::uint32_t* packed_ptr = ensure(packed, 2 * packed_size);
     // The scores' rows, then the indices' (state_ptr + state_size): 2 x rows_a rows.
     SIMKIT_CUDA_CHECK(cudaMemcpy2DAsync(packed_ptr, job.k * sizeof(std::uint32_t), state_ptr,
                                         plan.width * sizeof(std::uint32_t), job.k * sizeof(std::uint32_t),
                                         2 * job.rows_a, cudaMemcpyDeviceToDevice, cs));
-    void* answers[2] = {result.topk.scores.data(), result.topk.indices.data()};
-    for (int i = 0; i < 2; ++i) {
-      if (packed_size * sizeof(std::uint32_t) >= kLockAnswersBytes)
-        locks[i] = cuda::PageLock(answers[i], packed_size * sizeof(std::uint32_t));
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(answers[i], packed_ptr + i * packed_size, packed_size * sizeof(std::uint32_t),
+    if (small) {
+      if (small_answer.size() < 2 * packed_size) small_answer = cuda::PinnedBuffer<std::uint32_t>(2 * packed_size);
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(small_answer.get(), packed_ptr, 2 * packed_size * sizeof(std::uint32_t),
                                         cudaMemcpyDeviceToHost, cs));
+    } else {
+      void* answers[2] = {result.topk.scores.data(), result.topk.indices.data()};
+      for (int i = 0; i < 2; ++i) {
+        locks[i] = cuda::PageLock(answers[i], packed_size * sizeof(std::uint32_t));
+        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(answers[i], packed_ptr + i * packed_size,
+                                          packed_size * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, cs));
+      }
     }
   }
   if (plan.fused)
@@ -390,7 +406,12 @@ PairwiseResult Engine::Impl::run(const PairwiseJob& job, BlockScorer& scorer, bo
   // A candidate list overflowed (many scores tied near the bar): score tiles instead.
   if (plan.fused && *host_overflow.get() != 0) {
     if (print_stats) std::fprintf(stderr, "engine: fused candidates overflowed; scoring tiles\n");
+    locks[0] = {}, locks[1] = {}, result = {};  // (not held through the second run)
     return run(job, scorer, false);
+  }
+  if (plan.width > 0 && small) {
+    std::memcpy(result.topk.scores.data(), small_answer.get(), packed_size * sizeof(float));
+    std::memcpy(result.topk.indices.data(), small_answer.get() + packed_size, packed_size * sizeof(std::uint32_t));
   }
   result.fused = plan.fused;
   detail::sort_pairs(result.pairs);
