@@ -200,9 +200,10 @@ TEST(ClusterGpu, EveryWayEqualsOneGpu) {
     EXPECT_EQ(all.exit_code, 0) << all.err;
     EXPECT_TRUE(test::same_text(all.out, one.out)) << "--device cuda:all";
     args.back() = "cuda";
-    const test::RunResult ranks = test::run_simkit_mpi(2, args);
+    const int ranks_count = cuda_device_count();  // a GPU a rank, every GPU here
+    const test::RunResult ranks = test::run_simkit_mpi(ranks_count, args);
     EXPECT_EQ(ranks.exit_code, 0) << ranks.err;
-    EXPECT_TRUE(test::same_text(ranks.out, one.out)) << "mpirun -np 2, a GPU a rank";
+    EXPECT_TRUE(test::same_text(ranks.out, one.out)) << "mpirun -np " << ranks_count << ", a GPU a rank";
   }
 }
 
