@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,28 @@ bool cuda_started() noexcept;
 // "cuda" take GPU 0, or under mpirun GPU (local rank mod GPUs), so that the ranks of a host
 // share its GPUs out. An explicit cuda request that cannot be met throws UsageError.
 Device resolve_device(const DeviceSpec& spec);
+
+// The driver starts every GPU a process can see, one after another (about 0.12 s each on
+// an H200, bench/results/distributed.md "Four GPUs"), whichever the job uses. A program that
+// knows its GPUs before the driver starts can hide the others through CUDA_VISIBLE_DEVICES:
+// `variable` is what to set it to, and `device` the --device text naming the same GPUs
+// among those left visible (cuda:2 -> "2" and "cuda:0"; cuda:1,3 -> "1,3" and "cuda:0,1").
+struct VisibleGpus {
+  std::string variable;
+  std::string device;
+};
+// For `spec` parsed from `device_text`: cuda:N and cuda:N,M,..., and in a process that is
+// not one rank of several (`alone`), auto and cuda (both take the first GPU). Nothing for
+// cpu, cuda:all, a rank's own GPU (it needs the count), or an ordinal past the GPUs known:
+// those named by `visible` (CUDA_VISIBLE_DEVICES's value, null when unset; its entries
+// kept as written, numbers or UUIDs) or else the driver's `driver_gpus`.
+std::optional<VisibleGpus> visible_gpus_for(const DeviceSpec& spec, std::string_view device_text, const char* visible,
+                                            std::size_t driver_gpus, bool alone);
+// Sets CUDA_VISIBLE_DEVICES as visible_gpus_for says, and `device_text` to its `device`,
+// unless the CUDA driver has started in this process already (it has then read the
+// variable) or this build has no CUDA. Call it before any thread uses CUDA. Returns
+// whether it narrowed the GPUs.
+bool hide_unused_gpus(std::string& device_text);
 
 struct GpuMemory {
   std::size_t free = 0;

@@ -4,7 +4,12 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <string>
+
+#include <dlfcn.h>
 
 #include <fmt/format.h>
 
@@ -78,7 +83,11 @@ Device resolve_device(const DeviceSpec& spec) {
     if (!cuda_built())
       throw UsageError("--device cuda: this simkit was built without CUDA (use --device cpu)");
     if (count == 0)
-      throw UsageError("--device cuda: no usable CUDA device (no GPU or no driver); use --device cpu");
+      throw UsageError(fmt::format("--device cuda: no usable CUDA device (no GPU or no driver{}); use --device cpu",
+                                   std::getenv("CUDA_VISIBLE_DEVICES") == nullptr
+                                       ? ""
+                                       : fmt::format(", or none among CUDA_VISIBLE_DEVICES={}",
+                                                     std::getenv("CUDA_VISIBLE_DEVICES"))));
   }
   if (spec.all) {
     for (int i = 0; i < count; ++i) device.indices.push_back(i);
@@ -96,6 +105,61 @@ Device resolve_device(const DeviceSpec& spec) {
   device.name = detail::cuda_name(device.index);
   if (device.indices.size() > 1) device.name += fmt::format(" (and {} more)", device.indices.size() - 1);
   return device;
+}
+
+std::optional<VisibleGpus> visible_gpus_for(const DeviceSpec& spec, std::string_view device_text, const char* visible,
+                                            std::size_t driver_gpus, bool alone) {
+  if (spec.kind == DeviceSpec::Kind::Cpu || spec.all || (!spec.named && !alone)) return std::nullopt;
+  std::vector<std::string> known;  // what CUDA_VISIBLE_DEVICES would name each GPU seen now
+  if (visible != nullptr) {
+    for (std::string_view rest = visible; !rest.empty();) {
+      const std::size_t comma = rest.find(',');
+      known.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+  } else {
+    for (std::size_t i = 0; i < driver_gpus; ++i) known.push_back(std::to_string(i));
+  }
+  const std::vector<int> wanted = spec.named ? spec.indices : std::vector<int>{0};
+  VisibleGpus out;
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    const auto at = static_cast<std::size_t>(wanted[i]);
+    if (wanted[i] < 0 || at >= known.size() || known[at].empty()) return std::nullopt;  // resolve_device says what is wrong
+    out.variable += (i > 0 ? "," : "") + known[at];
+    out.device += (i > 0 ? "," : "cuda:") + std::to_string(i);
+  }
+  if (!spec.named) out.device = std::string(device_text);  // auto and cuda take the first GPU left
+  return out;
+}
+
+bool hide_unused_gpus(std::string& device_text) {
+  if (!cuda_built()) return false;
+  DeviceSpec spec;
+  try {
+    spec = parse_device(device_text);
+  } catch (const UsageError&) {
+    return false;  // the command reports it
+  }
+  // Once the driver has started it has read the variable: the ordinals would then no
+  // longer match. (Its library may be loaded already, not started: cuBLAS loads it.)
+  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) {
+    int (*count)(int*) = nullptr;  // cuDeviceGetCount: CUDA_ERROR_NOT_INITIALIZED (3) before cuInit
+    if (void* symbol = dlsym(driver, "cuDeviceGetCount")) std::memcpy(&count, &symbol, sizeof count);
+    int devices = 0;
+    const bool started = count == nullptr || count(&devices) != 3;
+    dlclose(driver);
+    if (started) return false;
+  }
+  std::size_t driver_gpus = 0;  // a folder a GPU
+  std::error_code error;
+  for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", error), end; !error && it != end;
+       it.increment(error))
+    ++driver_gpus;
+  const std::optional<VisibleGpus> narrowed =
+      visible_gpus_for(spec, device_text, std::getenv("CUDA_VISIBLE_DEVICES"), driver_gpus, cluster::size() == 1);
+  if (!narrowed || setenv("CUDA_VISIBLE_DEVICES", narrowed->variable.c_str(), 1) != 0) return false;
+  device_text = narrowed->device;
+  return true;
 }
 
 GpuMemory gpu_memory(int index) { return detail::cuda_memory(index); }

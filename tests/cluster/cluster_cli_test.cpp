@@ -207,5 +207,22 @@ TEST(ClusterGpu, EveryWayEqualsOneGpu) {
   }
 }
 
+// The GPUs a --device names, the others hidden from the driver and the names renumbered
+// (simkit::hide_unused_gpus): another GPU, or two named in another order, answer as GPU 0.
+TEST(ClusterGpu, NamedGpusAnswerAsGpuZero) {
+  if (cuda_device_count() < 2) GTEST_SKIP() << "fewer than two GPUs here";
+  const std::vector<std::string> job = {"neighbors", "--model", sample_vectors(), "-k", "7", "king", "paris", "--device"};
+  const auto run = [&](const std::string& device) {
+    std::vector<std::string> args = job;
+    args.push_back(device);
+    const test::RunResult result = test::run_simkit(args);
+    EXPECT_EQ(result.exit_code, 0) << device << ": " << result.err;
+    return result.out;
+  };
+  const std::string one = run("cuda:0");
+  ASSERT_FALSE(one.empty());
+  for (const std::string device : {"cuda:1", "cuda:1,0", "gpu:1"}) EXPECT_TRUE(test::same_text(run(device), one)) << device;
+}
+
 }  // namespace
 }  // namespace simkit

@@ -86,6 +86,35 @@ TEST(Device, AutoFallsBackToCpuWithoutGpu) {
   EXPECT_THROW(resolve_device(parse_device("cuda:99")), UsageError);
 }
 
+// What a command may hide from the driver: the GPUs its --device names, renumbered from 0
+// among those left; nothing where the ordinals are not known or every GPU is used.
+TEST(Device, VisibleGpusForNamedOnes) {
+  const auto for_text = [](std::string_view text, const char* visible, std::size_t driver, bool alone) {
+    return visible_gpus_for(parse_device(text), text, visible, driver, alone);
+  };
+  const auto expect = [](const std::optional<VisibleGpus>& got, const char* variable, const char* device) {
+    ASSERT_TRUE(got.has_value()) << variable;
+    EXPECT_EQ(got->variable, variable);
+    EXPECT_EQ(got->device, device);
+  };
+  expect(for_text("cuda:2", nullptr, 4, true), "2", "cuda:0");
+  expect(for_text("gpu:0", nullptr, 1, true), "0", "cuda:0");
+  expect(for_text("cuda:1,3", nullptr, 4, true), "1,3", "cuda:0,1");
+  expect(for_text("cuda:3,1", nullptr, 4, false), "3,1", "cuda:0,1");  // a rank naming its GPUs outright
+  expect(for_text("cuda:2", "4,5,6", 8, true), "6", "cuda:0");        // among those already visible
+  expect(for_text("cuda:1", "GPU-aa,GPU-bb", 0, true), "GPU-bb", "cuda:0");
+  expect(for_text("auto", nullptr, 2, true), "0", "auto");  // auto and cuda take the first GPU
+  expect(for_text("cuda", "3,1", 4, true), "3", "cuda");
+  EXPECT_FALSE(for_text("auto", nullptr, 2, false));  // a rank of several takes its own GPU by the count
+  EXPECT_FALSE(for_text("cuda", nullptr, 2, false));
+  EXPECT_FALSE(for_text("auto", nullptr, 0, true));  // no GPU known
+  EXPECT_FALSE(for_text("cpu", nullptr, 2, true));
+  EXPECT_FALSE(for_text("cuda:all", nullptr, 4, true));
+  EXPECT_FALSE(for_text("cuda:4", nullptr, 4, true));  // past the GPUs: resolve_device says so
+  EXPECT_FALSE(for_text("cuda:1", "5", 8, true));
+  EXPECT_FALSE(for_text("cuda:0", "", 8, true));  // the variable hides every GPU
+}
+
 TEST(ByteSize, Parse) {
   EXPECT_EQ(parse_byte_size("512"), 512u);
   EXPECT_EQ(parse_byte_size("4K"), 4096u);

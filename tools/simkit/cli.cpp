@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -19,7 +21,23 @@
 
 namespace simkit::cli {
 
+namespace {
+// Each command's common options, by the command that owns them.
+std::vector<std::pair<const CLI::App*, CommonOptions*>>& common_options_of() {
+  static std::vector<std::pair<const CLI::App*, CommonOptions*>> all;
+  return all;
+}
+}  // namespace
+
+void hide_unused_gpus(const CLI::App& app) {
+  const CLI::App* command = &app;  // the deepest command given: the one that runs
+  while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+  for (auto& [owner, options] : common_options_of())
+    if (owner == command) simkit::hide_unused_gpus(options->device);
+}
+
 void add_common_options(CLI::App& command, CommonOptions& options) {
+  common_options_of().emplace_back(&command, &options);
   command.add_option("--device", options.device, "auto, cpu, cuda, cuda:N or cuda:all (auto: a GPU when present and the job large enough to gain from it)")
       ->capture_default_str();
   command.add_option("--threads", options.threads, "CPU threads to use (0 = all cores)")

@@ -37,6 +37,9 @@ struct CommonOptions {
 
 // Adds --device, --threads, --memory-budget, --quiet and --timings to a command.
 void add_common_options(CLI::App& command, CommonOptions& options);
+// After parsing, before any CUDA call: the command that runs hides the GPUs its --device
+// does not name from the driver (simkit::hide_unused_gpus), which then starts only its own.
+void hide_unused_gpus(const CLI::App& app);
 
 // What a command needs after its options are parsed.
 struct Context {

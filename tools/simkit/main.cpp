@@ -90,6 +90,7 @@ int run(int argc, char** argv) {
     return outcome(cli::kExitBadInput, std::string(e.what()) + " (see '" + where + " --help')");
   }
 
+  cli::hide_unused_gpus(app);
   try {
     int code = cli::kExitBadInput;
     if (app.got_subcommand("neighbors")) code = neighbors();
