@@ -52,9 +52,11 @@ struct VisibleGpus {
 };
 // For `spec` parsed from `device_text`: cuda:N and cuda:N,M,..., and in a process that is
 // not one rank of several (`alone`), auto and cuda (both take the first GPU). Nothing for
-// cpu, cuda:all, a rank's own GPU (it needs the count), or an ordinal past the GPUs known:
-// those named by `visible` (CUDA_VISIBLE_DEVICES's value, null when unset; its entries
-// kept as written, numbers or UUIDs) or else the driver's `driver_gpus`.
+// cpu, cuda:all, a rank's own GPU (it needs the count), MIG instances, or an ordinal past
+// the GPUs known: those named by `visible` (CUDA_VISIBLE_DEVICES's value, null when unset;
+// read as CUDA reads it, up to the first entry that is neither an ordinal below
+// `driver_gpus` (when known, else any) nor a GPU's UUID; entries kept as written) or else
+// the driver's `driver_gpus`. The ordinals are CUDA's (in CUDA_DEVICE_ORDER's order).
 std::optional<VisibleGpus> visible_gpus_for(const DeviceSpec& spec, std::string_view device_text, const char* visible,
                                             std::size_t driver_gpus, bool alone);
 // Sets CUDA_VISIBLE_DEVICES as visible_gpus_for says, and `device_text` to its `device`,

@@ -63,7 +63,19 @@ bool cuda_built() noexcept { return detail::cuda_compiled(); }
 
 namespace {
 std::atomic<bool> cuda_was_started{false};
+
+// What hide_unused_gpus changed (set once, before any thread uses CUDA), so that an error
+// names the user's --device and CUDA_VISIBLE_DEVICES rather than simkit's.
+struct Hidden {
+  bool active = false;
+  std::string device;                 // the --device text as given
+  std::optional<std::string> variable;  // CUDA_VISIBLE_DEVICES as the user set it
+} hidden;
+
+std::string visible_clause(const std::optional<std::string>& variable) {
+  return variable ? fmt::format(", or none among CUDA_VISIBLE_DEVICES={}", *variable) : std::string();
 }
+}  // namespace
 
 int cuda_device_count() noexcept {
   const int count = detail::cuda_count();
@@ -82,12 +94,13 @@ Device resolve_device(const DeviceSpec& spec) {
   if (spec.kind == DeviceSpec::Kind::Cuda) {
     if (!cuda_built())
       throw UsageError("--device cuda: this simkit was built without CUDA (use --device cpu)");
-    if (count == 0)
-      throw UsageError(fmt::format("--device cuda: no usable CUDA device (no GPU or no driver{}); use --device cpu",
-                                   std::getenv("CUDA_VISIBLE_DEVICES") == nullptr
-                                       ? ""
-                                       : fmt::format(", or none among CUDA_VISIBLE_DEVICES={}",
-                                                     std::getenv("CUDA_VISIBLE_DEVICES"))));
+    if (count == 0) {
+      const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+      throw UsageError(fmt::format(
+          "--device {}: no usable CUDA device (no GPU or no driver{}); use --device cpu",
+          hidden.active ? hidden.device : "cuda",
+          visible_clause(hidden.active ? hidden.variable : visible ? std::optional<std::string>(visible) : std::nullopt)));
+    }
   }
   if (spec.all) {
     for (int i = 0; i < count; ++i) device.indices.push_back(i);
@@ -95,8 +108,11 @@ Device resolve_device(const DeviceSpec& spec) {
     device.indices = spec.indices.empty() ? std::vector<int>{spec.index} : spec.indices;
     for (const int i : device.indices)
       if (i >= count)
-        throw UsageError(fmt::format("--device cuda:{}: only {} CUDA device{} present", i, count,
-                                     count == 1 ? " is" : "s are"));
+        throw UsageError(hidden.active ? fmt::format("--device {}: only {} of the GPUs named {} a usable CUDA device{}",
+                                                     hidden.device, count, count == 1 ? "is" : "are",
+                                                     visible_clause(hidden.variable))
+                                       : fmt::format("--device cuda:{}: only {} CUDA device{} present", i, count,
+                                                     count == 1 ? " is" : "s are"));
   } else {
     device.indices = {cluster::local_rank() % count};
   }
@@ -112,9 +128,17 @@ std::optional<VisibleGpus> visible_gpus_for(const DeviceSpec& spec, std::string_
   if (spec.kind == DeviceSpec::Kind::Cpu || spec.all || (!spec.named && !alone)) return std::nullopt;
   std::vector<std::string> known;  // what CUDA_VISIBLE_DEVICES would name each GPU seen now
   if (visible != nullptr) {
+    // As CUDA reads it: up to the first entry that is neither an ordinal the driver has
+    // nor a GPU's UUID. MIG instances: left as they are (a process may see fewer).
     for (std::string_view rest = visible; !rest.empty();) {
       const std::size_t comma = rest.find(',');
-      known.emplace_back(rest.substr(0, comma));
+      const std::string_view entry = rest.substr(0, comma);
+      if (entry.starts_with("MIG-")) return std::nullopt;
+      std::size_t ordinal = 0;
+      const auto [end, error] = std::from_chars(entry.data(), entry.data() + entry.size(), ordinal);
+      const bool is_ordinal = error == std::errc() && end == entry.data() + entry.size() && !entry.empty();
+      if (!(is_ordinal && (driver_gpus == 0 || ordinal < driver_gpus)) && !entry.starts_with("GPU-")) break;
+      known.emplace_back(entry);
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
   } else {
@@ -155,9 +179,14 @@ bool hide_unused_gpus(std::string& device_text) {
   for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", error), end; !error && it != end;
        it.increment(error))
     ++driver_gpus;
-  const std::optional<VisibleGpus> narrowed =
-      visible_gpus_for(spec, device_text, std::getenv("CUDA_VISIBLE_DEVICES"), driver_gpus, cluster::size() == 1);
-  if (!narrowed || setenv("CUDA_VISIBLE_DEVICES", narrowed->variable.c_str(), 1) != 0) return false;
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::optional<VisibleGpus> narrowed = visible_gpus_for(spec, device_text, visible, driver_gpus, cluster::size() == 1);
+  if (!narrowed) return false;
+  hidden.device = device_text;
+  if (visible != nullptr) hidden.variable = visible;
+  // (Under mpirun, MPI's own threads may be running: only GPUs named outright get here.)
+  if (setenv("CUDA_VISIBLE_DEVICES", narrowed->variable.c_str(), 1) != 0) return false;
+  hidden.active = true;
   device_text = narrowed->device;
   return true;
 }

@@ -113,6 +113,13 @@ TEST(Device, VisibleGpusForNamedOnes) {
   EXPECT_FALSE(for_text("cuda:4", nullptr, 4, true));  // past the GPUs: resolve_device says so
   EXPECT_FALSE(for_text("cuda:1", "5", 8, true));
   EXPECT_FALSE(for_text("cuda:0", "", 8, true));  // the variable hides every GPU
+  // Read as CUDA reads it: up to the first entry that is not a GPU the driver has.
+  expect(for_text("cuda:0", "0,7,1", 2, true), "0", "cuda:0");
+  EXPECT_FALSE(for_text("cuda:1", "0,7,1", 2, true));
+  EXPECT_FALSE(for_text("cuda:1", "5,1", 2, true));
+  EXPECT_FALSE(for_text("cuda:1", "0,x,1", 0, true));
+  expect(for_text("cuda:1", "3,1", 0, true), "1", "cuda:0");  // the driver's count unknown: any ordinal
+  EXPECT_FALSE(for_text("cuda:0", "MIG-aa,MIG-bb", 0, true));  // MIG instances left as they are
 }
 
 TEST(ByteSize, Parse) {
