@@ -8,6 +8,10 @@
 //                 files of D (in a fixed random order; edited copies of them when D has
 //                 fewer) for each n of --sizes, GPU against CPU, checked equal; and the
 //                 pairs per second of each signature kernel on the files' rate signatures.
+//  --long-pair N  the verification of one long pair: a random text of N bytes (64 letters,
+//                 seed 29) and a copy with --long-pair-edits random edits, at the limit
+//                 --rate gives: one core (edit_distance_within) against the GPU
+//                 (distances_within_gpu: one warp), distances checked equal.
 //  --recall D     the promise of docs/dedup.md, measured: up to --recall-files files of each
 //                 D (random, seed 11), each beside a copy with 1 to 3 random byte edits
 //                 (substitutions, insertions, deletions of any byte value), through the
@@ -24,6 +28,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -245,6 +250,8 @@ nlohmann::json bench_pipeline(const std::vector<std::string>& files, const std::
       r["gpu_wall_s"] = wall_median(reps, true, [&] { gpu = dedup::match_rates(part, options, &stats); });
       r["gpu_stages_s"] = {stats.signature_seconds, stats.candidate_seconds, stats.verify_seconds};
       r["gpu_kernel_ms"] = stats.device_ms;
+      r["gpu_verify_detail"] = {{"pack_s", stats.pack_seconds}, {"gpu_s", stats.gpu_verify_seconds},
+                                {"gpu_ms", stats.gpu_verify_ms}, {"cores_s", stats.cores_verify_seconds}};
       r["candidates"] = stats.candidates;
       r["pairs_found"] = gpu.size();
       if (cpu_baseline) r["gpu_equals_cpu"] = gpu == cpu;
@@ -367,6 +374,36 @@ nlohmann::json bench_recall(const std::vector<std::string>& dirs, std::size_t pe
   return r;
 }
 
+nlohmann::json bench_long_pair(std::size_t bytes, int edits, double rate, const Device& device, int reps) {
+  std::mt19937_64 rng(29);
+  std::string a(bytes, ' ');
+  for (char& c : a) c = static_cast<char>('0' + rng() % 64);
+  std::string b = a;
+  test::apply_random_edits(b, edits, rng, [](std::mt19937_64& r) { return static_cast<char>('0' + r() % 64); });
+  const auto limit = static_cast<std::uint32_t>(rate * static_cast<double>(a.size() + b.size()));
+  std::optional<std::uint32_t> cpu;
+  const double cpu_s = wall_median(reps, false, [&] { cpu = dedup::edit_distance_within(a, b, limit); });
+  nlohmann::json r = {{"bytes", {a.size(), b.size()}}, {"edits", edits}, {"limit", limit},
+                      {"distance", cpu ? static_cast<std::int64_t>(*cpu) : -1}, {"cpu_one_core_s", cpu_s}};
+  if (device.cuda) {
+    const std::string chars = a + b;
+    const std::vector<std::uint64_t> offsets = {0, a.size(), chars.size()};
+    std::vector<double> device_ms;
+    std::vector<std::uint32_t> gpu;
+    const double gpu_s = wall_median(reps, true, [&] {
+      double ms = 0;
+      gpu = dedup::distances_within_gpu(chars.data(), offsets, {dedup::TextPair{0, 1, limit}}, device.index, &ms);
+      device_ms.push_back(ms);
+    });
+    device_ms.erase(device_ms.begin());  // the warm-up
+    r["gpu_wall_s"] = gpu_s;
+    r["gpu_kernel_ms"] = median(device_ms);
+    r["gpu_equals_cpu"] = gpu[0] == (cpu ? *cpu : dedup::kBeyond);
+  }
+  fmt::print(stderr, "bench: long pair: {}\n", r.dump());
+  return r;
+}
+
 std::vector<std::size_t> parse_sizes(const std::string& text) {
   std::vector<std::size_t> out;
   std::stringstream in(text);
@@ -406,6 +443,10 @@ int main(int argc, char** argv) {
   bool score_every_pair = false;
   app.add_flag("--score-every-pair", score_every_pair,
                "edit-rate mode: score every signature pair of compatible block sizes (no pruning by length)");
+  std::size_t long_pair = 0;
+  int long_pair_edits = 1000;
+  app.add_option("--long-pair", long_pair, "bytes of one long pair to verify (one core against one warp)");
+  app.add_option("--long-pair-edits", long_pair_edits, "random edits of the long pair's copy");
   app.add_option("--reps", reps);
   app.add_option("--json", json_path);
   CLI11_PARSE(app, argc, argv);
@@ -430,6 +471,7 @@ int main(int argc, char** argv) {
       report["edit_rate"] = bench_pipeline(files, sizes, device, options, reps, !no_cpu_pipeline);
       report["kernels"] = bench_kernels(files, kernel_strings, cpu_strings, device, options, reps);
     }
+    if (long_pair > 0) report["long_pair"] = bench_long_pair(long_pair, long_pair_edits, options.rate, device, reps);
     if (!recall_dirs.empty()) {
       report["recall"] = bench_recall(recall_dirs, recall_files, scratch + "/recall", device, options);
     }

@@ -114,7 +114,10 @@ struct RateStats {
   std::uint64_t signature_pairs = 0;  // signature pairs the filters scored (both filters, all workers)
   std::size_t unsigned_documents = 0;  // verified against every document of a fitting length
   double signature_seconds = 0, candidate_seconds = 0, verify_seconds = 0;
-  double device_ms = 0;
+  double device_ms = 0;  // every stage's kernels
+  // Within the verification (with GPUs): the documents packed for them, then the GPUs'
+  // part (wall, and their kernels) beside the cores' (from the packing's end).
+  double pack_seconds = 0, gpu_verify_seconds = 0, gpu_verify_ms = 0, cores_verify_seconds = 0;
 };
 // Pairs sorted by (a, b). Throws InputError naming a file that cannot be read.
 // Under mpirun (include/simkit/cluster.hpp) each rank signs its share of the files, the

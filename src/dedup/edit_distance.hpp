@@ -26,9 +26,10 @@ std::uint32_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::string_view b, std::uint32_t limit);
 
 // The same distance computed as the GPU's verification does (distances_within_gpu): in a
-// diagonal band of 64 x `words` cells (1..32), after the common prefix and suffix: the
-// distance when at most min(limit, 64 x words - 1), else nothing; words outside 1..32:
-// UsageError. Here so that the tests check the GPU's algorithm on any machine.
+// diagonal band of 64 x `words` cells (1..kGpuBandWords), after the common prefix and
+// suffix: the distance when at most min(limit, 64 x words - 1), else nothing; words
+// outside 1..kGpuBandWords: UsageError. Here so that the tests check the GPU's algorithm
+// on any machine.
 std::optional<std::uint32_t> distance_in_diagonal_band(std::string_view a, std::string_view b, std::uint32_t limit,
                                                        int words);
 
@@ -104,16 +105,28 @@ struct TextPair {
   std::uint32_t limit = 0;
 };
 
-// The largest distance one GPU band resolves (32 words); kBeyond: not within.
-inline constexpr std::uint32_t kGpuBandEdits = 64 * 32 - 1;
+// The GPU's verification bands. A pair whose limit is at most kGpuNarrowEdits is computed
+// in bands of up to 32 words, a lane a word, their match masks made by ballots. A wider
+// limit takes bands of up to kGpuBandWords words (up to 16 a lane), their match masks read
+// from a table of the shorter text's (256 characters x its 64-byte blocks, 32 bytes a
+// byte of text), for shorter texts of at most kGpuTableText bytes. kBeyond: not within.
+inline constexpr std::uint32_t kGpuNarrowEdits = 64 * 32 - 1;
+inline constexpr int kGpuBandWords = 512;
+inline constexpr std::uint32_t kGpuBandEdits = 64 * kGpuBandWords - 1;
+inline constexpr std::uint64_t kGpuTableText = std::uint64_t{1} << 18;
 inline constexpr std::uint32_t kBeyond = UINT32_MAX;
 
+// The largest distance the GPU resolves for texts of lengths la and lb.
+constexpr std::uint32_t gpu_band_edits(std::uint64_t la, std::uint64_t lb) {
+  return (la < lb ? la : lb) <= kGpuTableText ? kGpuBandEdits : kGpuNarrowEdits;
+}
+
 // The edit distance of each pair of texts on CUDA device `device` (one warp a pair, the
-// band widened from one word to 32 while the limit allows): the distance when it is at
-// most min(limit, kGpuBandEdits), else kBeyond. Text i is chars[offsets[i],
-// offsets[i + 1]) in host memory. `device_ms`, when given, receives the kernels' time.
-// Texts beyond `text_budget` bytes (0: half the device's free memory, at most 4 GiB) go
-// to the device in chunks of pairs. A CPU-only build throws Failure.
+// band widened from one word while the limit allows): the distance when it is at most
+// min(limit, gpu_band_edits of the texts' lengths), else kBeyond. Text i is
+// chars[offsets[i], offsets[i + 1]) in host memory. `device_ms`, when given, receives the
+// kernels' time. Texts beyond `text_budget` bytes (0: half the device's free memory, at
+// most 4 GiB) go to the device in chunks of pairs. A CPU-only build throws Failure.
 std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::vector<std::uint64_t>& offsets,
                                                 const std::vector<TextPair>& pairs, int device,
                                                 double* device_ms = nullptr, std::size_t text_budget = 0);

@@ -256,8 +256,10 @@ std::optional<std::uint32_t> edit_distance_within(std::string_view a, std::strin
 
 std::optional<std::uint32_t> distance_in_diagonal_band(std::string_view a, std::string_view b, std::uint32_t limit,
                                                        int words) {
-  // Word for word what the GPU kernel's lanes do (dedup/cuda/verify_pairs.cu), one word a lane.
-  if (words < 1 || words > 32) throw UsageError(fmt::format("a diagonal band holds 1..32 words, not {}", words));
+  // Word for word what the GPU kernels' lanes do (dedup/cuda/verify_pairs.cu), the lanes'
+  // words in order.
+  if (words < 1 || words > kGpuBandWords)
+    throw UsageError(fmt::format("a diagonal band holds 1..{} words, not {}", kGpuBandWords, words));
   trim_common(a, b);
   const auto [pattern, text] = shorter_first(a, b);
   const auto m = static_cast<std::int64_t>(pattern.size()), n = static_cast<std::int64_t>(text.size());
@@ -267,7 +269,7 @@ std::optional<std::uint32_t> distance_in_diagonal_band(std::string_view a, std::
   if (m == 0) return static_cast<std::uint32_t>(n);
   const std::int64_t above = detail::band_above(bits, gap);
   const auto w_count = static_cast<std::size_t>(words);
-  std::vector<std::uint64_t> pv(w_count), mv(w_count), eq(w_count), xv(w_count), ph(w_count), mh(w_count);
+  std::vector<std::uint64_t> pv(w_count), mv(w_count), eq(w_count), xv(w_count), ph(w_count), mh(w_count), sum(w_count);
   for (std::size_t w = 0; w < w_count; ++w) {
     // Rows <= 0 (bits r <= above) step -1 downwards, real rows +1.
     const std::int64_t first = std::int64_t{kWordBits} * static_cast<std::int64_t>(w);
@@ -289,17 +291,13 @@ std::optional<std::uint32_t> distance_in_diagonal_band(std::string_view a, std::
         if (row >= 1 && row <= m && pattern[static_cast<std::size_t>(row - 1)] == c) eq[w] |= std::uint64_t{1} << r;
       }
     }
-    std::uint32_t generate = 0, propagate = 0;
-    std::vector<std::uint64_t> sum(w_count);
+    std::uint64_t carry = 0;  // the addition (eq & pv) + pv over the whole band
     for (std::size_t w = 0; w < w_count; ++w) {
-      const std::uint64_t x = eq[w] & pv[w];
-      sum[w] = x + pv[w];
-      if (sum[w] < x) generate |= 1u << w;
-      if (sum[w] == ~std::uint64_t{0}) propagate |= 1u << w;
+      const std::uint64_t x = eq[w] & pv[w], part = x + pv[w];
+      sum[w] = part + carry;
+      carry = (part < x || sum[w] < part) ? 1 : 0;
     }
-    const std::uint32_t carries = detail::word_carries(generate, propagate);
     for (std::size_t w = 0; w < w_count; ++w) {
-      sum[w] += (carries >> w) & 1;
       xv[w] = eq[w] | mv[w];
       const std::uint64_t xh = (sum[w] ^ pv[w]) | eq[w];
       ph[w] = mv[w] | ~(xh | pv[w]);

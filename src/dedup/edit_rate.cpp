@@ -445,9 +445,10 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
     const std::string_view ta = text_of(docs[i], files[i], r.a), tb = text_of(docs[j], files[j], r.b);
     if (const auto d = edit_distance_within(ta, tb, *limit)) keep(i, j, *d);
   };
-  // With GPUs, they verify the pairs of short documents in memory whose limits one band
-  // holds (kGpuBandEdits) while the cores take the rest from the start: long pairs would
-  // keep one warp busy long, and a wider limit may need more than a band.
+  // With GPUs, they verify the pairs of documents in memory whose limits their bands hold
+  // (gpu_band_edits) while the cores take the rest from the start. Long pairs with narrow
+  // limits (the guarantee's) stay on the cores, which verify them fast, while a warp would
+  // take long; wide limits are where a warp's 32 lanes gain the most.
   std::vector<char> on_gpu(pairs.size(), 0);
   std::vector<std::size_t> gpu_pairs;
   if (!gpus.empty())
@@ -455,13 +456,17 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
       const Document &da = docs[pairs[k].a], &db = docs[pairs[k].b];
       const bool in_memory = (da.length == 0 || !da.kept.empty()) && (db.length == 0 || !db.kept.empty());
       const std::optional<std::uint32_t> limit = limit_of(pairs[k]);
-      if (in_memory && da.length + db.length < kLongPair && limit && *limit <= kGpuBandEdits) {
+      if (in_memory && limit && *limit <= gpu_band_edits(da.length, db.length) &&
+          (da.length + db.length < kLongPair || *limit > kGpuNarrowEdits)) {
         on_gpu[k] = 1;
         gpu_pairs.push_back(k);
       }
     }
   // The GPUs' documents packed before the cores start on theirs (packing takes every core).
+  s.gpu_verify_seconds = s.gpu_verify_ms = s.cores_verify_seconds = 0;
   const GpuWork work = gpu_pairs.empty() ? GpuWork{} : gpu_work(docs, pairs, gpu_pairs);
+  s.pack_seconds = seconds_since(start);
+  const auto packed = Clock::now();
   // Long pairs one a task (a range of them run by one thread would serialise the longest),
   // beside the rest in ranges (whose rows share their first document).
   const auto long_count = static_cast<std::size_t>(long_end - pairs.begin());
@@ -470,14 +475,24 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
       if (!on_gpu[k]) verify(k);
   };
   tbb::task_group group;
+  std::atomic<int> cores_left{2};
+  const auto cores_done = [&] {
+    if (--cores_left == 0) s.cores_verify_seconds = seconds_since(packed);
+  };
   group.run([&] {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, long_count, 1), verify_range, tbb::simple_partitioner());
+    cores_done();
   });
-  group.run([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(long_count, pairs.size()), verify_range); });
+  group.run([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(long_count, pairs.size()), verify_range);
+    cores_done();
+  });
   if (!gpu_pairs.empty()) {
     try {
-      verify_on_gpus(work, pairs, limit_of, gpus, &s.device_ms,
+      verify_on_gpus(work, pairs, limit_of, gpus, &s.gpu_verify_ms,
                      [&](std::size_t k, std::uint32_t d) { keep(pairs[k].a, pairs[k].b, d); });
+      s.gpu_verify_seconds = seconds_since(packed);
+      s.device_ms += s.gpu_verify_ms;
     } catch (...) {
       group.wait();
       throw;

@@ -2,6 +2,7 @@
 // distance, the limited one, and all pairs below an edit rate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -47,12 +48,25 @@ TEST(EditDistance, BitParallelAndLimitedEqualTheReference) {
     }
 }
 
+// distance_in_diagonal_band of a and b: `want` (the true distance) when it is within the
+// limit and the band's width, else nothing.
+void expect_band(const std::string& a, const std::string& b, std::uint32_t limit, int words, std::uint32_t want) {
+  const auto widest = static_cast<std::uint32_t>(64 * words - 1);
+  const auto got = dedup::distance_in_diagonal_band(a, b, limit, words);
+  if (want <= std::min(limit, widest)) {
+    ASSERT_TRUE(got.has_value()) << words << " words, limit " << limit << ", distance " << want;
+    ASSERT_EQ(*got, want) << words << " words, limit " << limit;
+  } else {
+    ASSERT_FALSE(got.has_value()) << words << " words, limit " << limit << ", distance " << want << " gave " << *got;
+  }
+}
+
 // The GPU verification's band, run on the CPU: for every width of 1..3 words (and 32) and
 // every limit around the distance, the distance when within both, else nothing; pairs
 // with common ends, lengths across word edges, distances on both sides of 63 and 127.
 TEST(EditDistance, DiagonalBandEqualsTheReference) {
   EXPECT_THROW(dedup::distance_in_diagonal_band("a", "b", 1, 0), UsageError);
-  EXPECT_THROW(dedup::distance_in_diagonal_band("a", "b", 1, 33), UsageError);
+  EXPECT_THROW(dedup::distance_in_diagonal_band("a", "b", 1, dedup::kGpuBandWords + 1), UsageError);
   test::Random random;
   SCOPED_TRACE(random.seed());
   for (int letters : {2, 4, 64, 256})
@@ -68,16 +82,29 @@ TEST(EditDistance, DiagonalBandEqualsTheReference) {
       const std::uint32_t want = dedup::edit_distance_reference(a, b);
       for (int words : {1, 2, 3, trial % 4 == 0 ? 32 : 1})
         for (std::uint32_t limit : {0u, want / 2, want == 0 ? 0u : want - 1, want, want + 1, 5000u}) {
-          const auto widest = static_cast<std::uint32_t>(64 * words - 1);
-          const auto got = dedup::distance_in_diagonal_band(trial % 2 == 0 ? a : b, trial % 2 == 0 ? b : a, limit, words);
-          if (want <= std::min(limit, widest)) {
-            ASSERT_TRUE(got.has_value()) << words << " words, limit " << limit << ", distance " << want;
-            ASSERT_EQ(*got, want) << words << " words, limit " << limit;
-          } else {
-            ASSERT_FALSE(got.has_value()) << words << " words, limit " << limit << ", distance " << want << " gave " << *got;
-          }
+          expect_band(trial % 2 == 0 ? a : b, trial % 2 == 0 ? b : a, limit, words, want);
+          if (HasFatalFailure()) return;
         }
     }
+}
+
+// The wide bands (the GPU's for limits past kGpuNarrowEdits): texts of thousands of bytes
+// at distances of hundreds to thousands, bands of 32 to 128 words and limits around the
+// distance.
+TEST(EditDistance, WideDiagonalBandsEqualTheReference) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int trial = 0; trial < (test::quick() ? 2 : 6); ++trial) {
+    const int letters = trial % 2 == 0 ? 4 : 64;
+    const std::string a = test::random_string(random, random.integer(2000, 5000), letters);
+    const std::string b = test::edited(random, a, random.integer(300, 1500), letters);
+    const std::uint32_t want = dedup::edit_distance_reference(a, b);
+    for (int words : {32, 64, 128})
+      for (std::uint32_t limit : {want - 1, want, 40000u}) {
+        expect_band(a, b, limit, words, want);
+        if (HasFatalFailure()) return;
+      }
+  }
 }
 
 // Documents: thousands of characters, many 64-row blocks, and a band far narrower than them.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dedup/edit_distance.hpp"
@@ -62,10 +63,21 @@ TEST(GpuEditPairs, ManyBatchesAndAFullBuffer) {
     EXPECT_EQ(dedup::edit_pairs_gpu(xs, xs, true, dedup::PairRule{0.5}, kernel, 0), want) << dedup::kernel_name(kernel);
 }
 
-// The verification kernel against the reference DP: texts of 0 to 3,000 bytes over 2 to
+// Texts end to end, as distances_within_gpu takes them: the bytes and where each starts.
+std::pair<std::string, std::vector<std::uint64_t>> packed(const std::vector<std::string>& texts) {
+  std::string chars;
+  std::vector<std::uint64_t> offsets{0};
+  for (const std::string& t : texts) {
+    chars += t;
+    offsets.push_back(chars.size());
+  }
+  return {chars, offsets};
+}
+
+// The verification kernels against the reference DP: texts of 0 to 3,000 bytes over 2 to
 // 256 letters, unrelated and edited copies (distances across the band's widths of 1 to 32
-// words), shared ends, every limit around the distance and far above the widest band; in
-// one upload and in chunks of a few texts.
+// words), shared ends, every limit around the distance and far above the narrow bands (the
+// wide kernel's); in one upload and in chunks of a few texts.
 TEST(GpuVerify, DistancesEqualTheReference) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
@@ -82,12 +94,7 @@ TEST(GpuVerify, DistancesEqualTheReference) {
       texts.push_back(ends + test::random_string(random, random.integer(0, test::quick() ? 600 : 2000), letters) + ends);
     }
   }
-  std::string chars;
-  std::vector<std::uint64_t> offsets{0};
-  for (const std::string& t : texts) {
-    chars += t;
-    offsets.push_back(chars.size());
-  }
+  const auto [chars, offsets] = packed(texts);
   std::vector<dedup::TextPair> pairs;
   std::vector<std::uint32_t> want;
   for (std::uint32_t i = 0; i < texts.size(); ++i) {
@@ -96,7 +103,7 @@ TEST(GpuVerify, DistancesEqualTheReference) {
       const std::uint32_t d = dedup::edit_distance_reference(texts[i], texts[j]);
       for (const std::uint32_t limit : {0u, d / 2, d == 0 ? 0u : d - 1, d, d + 1, 100000u}) {
         pairs.push_back({i, j, limit});
-        want.push_back(d <= std::min(limit, dedup::kGpuBandEdits) ? d : dedup::kBeyond);
+        want.push_back(d <= std::min(limit, dedup::gpu_band_edits(texts[i].size(), texts[j].size())) ? d : dedup::kBeyond);
       }
     }
   }
@@ -104,6 +111,61 @@ TEST(GpuVerify, DistancesEqualTheReference) {
   EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, &ms), want);
   EXPECT_GE(ms, 0.0);
   EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, nullptr, 8000), want) << "in chunks";
+}
+
+// The wide bands (limits past kGpuNarrowEdits) against the CPU's banded distance (itself
+// tested against the reference DP): texts of 3,000 to 40,000 bytes and edited copies at
+// distances of hundreds to thousands (bands of up to 512 words, 16 a lane), unrelated
+// texts (the cut-off), limits around each distance; a text past kGpuTableText, resolved up
+// to the narrow bands only; in one upload and in chunks.
+TEST(GpuVerify, WideBandsEqualTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<std::string> texts;
+  const int count = test::quick() ? 8 : 24;
+  for (int i = 0; i < count; ++i) {
+    const int letters = i % 4 < 2 ? 4 : 64;
+    if (i % 2 == 1) {
+      const std::string& source = texts.back();
+      const int edits = random.integer(100, std::max(200, static_cast<int>(source.size()) / 5));
+      texts.push_back(test::edited(random, source, edits, letters));
+    } else {
+      texts.push_back(test::random_string(random, random.integer(3000, test::quick() ? 12000 : 40000), letters));
+    }
+  }
+  // Past the table: a long text and two copies, a few edits and a few thousand away.
+  const std::string long_text = test::random_string(random, static_cast<int>(dedup::kGpuTableText) + 5000, 64);
+  texts.push_back(long_text);
+  texts.push_back(test::edited(random, long_text, 12, 64));
+  texts.push_back(test::edited(random, long_text, 3000, 64));
+  const auto [chars, offsets] = packed(texts);
+  std::vector<dedup::TextPair> pairs;
+  std::vector<std::uint32_t> want;
+  const auto add = [&](std::uint32_t i, std::uint32_t j, std::uint32_t limit) {
+    const std::uint32_t widest = std::min(limit, dedup::gpu_band_edits(texts[i].size(), texts[j].size()));
+    const auto d = dedup::edit_distance_within(texts[i], texts[j], widest);
+    pairs.push_back({i, j, limit});
+    want.push_back(d ? *d : dedup::kBeyond);
+  };
+  for (std::uint32_t i = 1; i < static_cast<std::uint32_t>(count); i += 2) {
+    const std::uint32_t d = dedup::edit_distance(texts[i - 1], texts[i]);
+    ASSERT_GT(d, 0u);
+    for (const std::uint32_t limit : {d - 1, d, d + 1, dedup::kGpuBandEdits, 100000u})
+      add(i - 1, i, std::max(limit, dedup::kGpuNarrowEdits + 1));
+    add(i, static_cast<std::uint32_t>(random.integer(0, count - 1)), 6000);  // mostly unrelated
+  }
+  const auto last = static_cast<std::uint32_t>(texts.size() - 1);
+  for (const std::uint32_t limit : {dedup::kGpuNarrowEdits + 1, 30000u}) {
+    add(last - 2, last - 1, limit);
+    add(last - 2, last, limit);
+  }
+  ASSERT_NE(want[want.size() - 2], dedup::kBeyond) << "a few edits past the table: within the narrow band";
+  ASSERT_EQ(want[want.size() - 1], dedup::kBeyond) << "thousands of edits past the table: beyond the narrow band";
+  double ms = -1;
+  EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, &ms), want);
+  EXPECT_GE(ms, 0.0);
+  EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, nullptr, 100000), want) << "in chunks";
 }
 
 }  // namespace

@@ -192,10 +192,16 @@ FoundList run_edit_rate(DedupOptions& options, const Context& context, const Inp
   }
   if (context.timings)
     note(fmt::format("timing: signatures {:.3f} s, candidate pairs {:.3f} s on {}{} ({} candidates, {} documents too repetitive to sign), "
-                     "verification {:.3f} s: {} pairs",
+                     "verification {:.3f} s{}: {} pairs",
                      stats.signature_seconds, stats.candidate_seconds, context.device.name,
-                     context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", stats.device_ms) : "",
-                     stats.candidates, stats.unsigned_documents, stats.verify_seconds, matches.size()));
+                     context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", stats.device_ms - stats.gpu_verify_ms) : "",
+                     stats.candidates, stats.unsigned_documents, stats.verify_seconds,
+                     context.device.cuda ? fmt::format(" (documents packed for the GPU {:.3f} s, then the GPU {:.3f} s with {:.1f} ms "
+                                                       "on the device, the cores {:.3f} s)",
+                                                       stats.pack_seconds, stats.gpu_verify_seconds, stats.gpu_verify_ms,
+                                                       stats.cores_verify_seconds)
+                                         : "",
+                     matches.size()));
   FoundList found;
   found.reserve(matches.size());
   for (const dedup::RateMatch& m : matches) found.push_back(Found{m.a, m.b, m.rate});

@@ -3,13 +3,19 @@
 // taken from a shared counter (the caller orders the pairs longest first): the common
 // prefix and suffix are skipped 32 bytes a step, then the distance is computed in a
 // diagonal band (dedup/edit_detail.hpp) that slides down the pattern one row a text
-// character, lane w holding the band's 64-bit word w. The band starts one word wide and
-// doubles while the pair's limit asks for more, up to 32 words (Ukkonen's doubling: most
-// pairs verified are far closer than their limit). distance_in_diagonal_band is the same
-// computation on the CPU, step for step.
+// character. The band starts one word wide and doubles while the pair's limit asks for
+// more (Ukkonen's doubling: most pairs verified are far closer than their limit).
+// - Limits up to kGpuNarrowEdits (verify_kernel): up to 32 words, lane w holding word w,
+//   the match masks made by ballots over the pattern's bytes (2 a word a character).
+// - Wider limits (wide_kernel, on a stream of its own beside the other): up to 512 words,
+//   16 a lane; the masks read from a table of the pattern's (each warp a slot of 256
+//   character rows), since ballots would cost 64 a lane a character at that width. Its
+//   bands: one word, then 64 and doubling.
+// distance_in_diagonal_band is the same computation on the CPU, step for step.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/check.hpp"
@@ -25,16 +31,37 @@ namespace {
 constexpr int kWarp = 32;
 constexpr int kThreads = 256;
 constexpr unsigned kAll = 0xffffffffu;
-constexpr int kMaxWords = (kGpuBandEdits + 1) / 64;
-static_assert(kMaxWords == kWarp, "a lane a word of the widest band");
+constexpr int kNarrowWords = (kGpuNarrowEdits + 1) / 64;
+static_assert(kNarrowWords == kWarp, "a lane a word of the widest narrow band");
+constexpr int kWideLaneWords = kGpuBandWords / kWarp;  // words a lane of the widest band
+// A warp's step down a long text costs about the same for bands of 2 to 64 words (the
+// lanes' exchanges more than the words): a wide pair's first band is one word (as the
+// narrow kernel's, no lane waiting on another: the closest copies), its second 64 words
+// (one H200, 100 KB at distance 2,944: 59 ms doubling from one word, 29 ms from 64).
+constexpr int kWideSecondWords = 64;
+// A wide block takes a whole multiprocessor: 8 warps at up to 255 registers fill its
+// register file, so that no narrow block shares its schedulers (a long pair's warp among
+// the narrow kernel's many ran several times slower).
+constexpr int kWideThreads = 256;
 
 struct Job {
   const char* chars;
   const std::uint64_t* offsets;  // text i is chars[offsets[i], offsets[i + 1])
   const TextPair* pairs;
+  const std::uint32_t* which;  // the pairs this kernel verifies
   std::uint32_t count;
   std::uint32_t* out;
-  unsigned* next;  // the next pair a warp takes
+  unsigned* next;  // the next of `which` a warp takes
+  // wide_kernel: a warp's slot of 256 rows of row_words masks, zero between pairs.
+  std::uint64_t* tables;
+  std::uint64_t row_words;
+};
+
+// A pair's texts after their common ends, the shorter one the pattern.
+struct Trimmed {
+  const char* pattern;
+  const char* text;
+  std::int64_t m, n;
 };
 
 // The length of the common run of a and b read forwards (step 1) or backwards (step -1)
@@ -47,6 +74,37 @@ __device__ std::uint64_t common_run(const char* a, const char* b, std::uint64_t 
     if (differ != 0) return min(n, at + static_cast<std::uint64_t>(__ffs(static_cast<int>(differ)) - 1));
   }
   return n;
+}
+
+__device__ Trimmed trim_pair(const Job& job, const TextPair& pair, int lane) {
+  const char* a = job.chars + job.offsets[pair.a];
+  const char* b = job.chars + job.offsets[pair.b];
+  std::uint64_t la = job.offsets[pair.a + 1] - job.offsets[pair.a], lb = job.offsets[pair.b + 1] - job.offsets[pair.b];
+  const std::uint64_t prefix = common_run(a, b, min(la, lb), 1, lane);
+  a += prefix;
+  b += prefix;
+  la -= prefix;
+  lb -= prefix;
+  const std::uint64_t suffix = la == 0 || lb == 0 ? 0 : common_run(a + la - 1, b + lb - 1, min(la, lb), -1, lane);
+  la -= suffix;
+  lb -= suffix;
+  return {la <= lb ? a : b, la <= lb ? b : a, static_cast<std::int64_t>(min(la, lb)), static_cast<std::int64_t>(max(la, lb))};
+}
+
+// Ukkonen's doubling: band(words, k) for a band of one word, then of second_words, then
+// twice as wide, while the distance is beyond the band and the limit asks for more.
+template <typename Band>
+__device__ std::uint32_t doubling(const Trimmed& t, std::int64_t limit, int second_words, int most_words,
+                                  const Band& band) {
+  if (t.n - t.m > limit) return kBeyond;
+  if (t.m == 0) return static_cast<std::uint32_t>(t.n);
+  std::uint32_t result = kBeyond;
+  for (int words = 1; words <= most_words; words = words == 1 ? second_words : 2 * words) {
+    const std::int64_t k = min(limit, std::int64_t{64} * words - 1);
+    if (t.n - t.m <= k) result = band(words, k);
+    if (result != kBeyond || k == limit) break;
+  }
+  return result;
 }
 
 // The distance of pattern (m > 0 bytes) and text (n >= m) in a band of `words` words when
@@ -124,43 +182,184 @@ __device__ std::uint32_t band_distance(const char* pattern, std::int64_t m, cons
   return d <= k ? static_cast<std::uint32_t>(d) : kBeyond;
 }
 
+// The next pair a warp takes (an index into job.pairs), false when none is left.
+__device__ bool next_pair(const Job& job, int lane, std::uint32_t& p) {
+  unsigned u = 0;
+  if (lane == 0) u = atomicAdd(job.next, 1u);
+  u = __shfl_sync(kAll, u, 0);
+  if (u >= job.count) return false;
+  p = job.which[u];
+  return true;
+}
+
 __global__ void __launch_bounds__(kThreads) verify_kernel(Job job) {
   const int lane = static_cast<int>(threadIdx.x % kWarp);
-  for (;;) {
-    unsigned p = 0;
-    if (lane == 0) p = atomicAdd(job.next, 1u);
-    p = __shfl_sync(kAll, p, 0);
-    if (p >= job.count) return;
+  for (std::uint32_t p = 0; next_pair(job, lane, p);) {
     const TextPair pair = job.pairs[p];
-    const char* a = job.chars + job.offsets[pair.a];
-    const char* b = job.chars + job.offsets[pair.b];
-    std::uint64_t la = job.offsets[pair.a + 1] - job.offsets[pair.a], lb = job.offsets[pair.b + 1] - job.offsets[pair.b];
-    const std::uint64_t prefix = common_run(a, b, min(la, lb), 1, lane);
-    a += prefix;
-    b += prefix;
-    la -= prefix;
-    lb -= prefix;
-    const std::uint64_t suffix = la == 0 || lb == 0 ? 0 : common_run(a + la - 1, b + lb - 1, min(la, lb), -1, lane);
-    la -= suffix;
-    lb -= suffix;
-    const char* pattern = la <= lb ? a : b;
-    const char* text = la <= lb ? b : a;
-    const auto m = static_cast<std::int64_t>(min(la, lb)), n = static_cast<std::int64_t>(max(la, lb));
-    const std::int64_t limit = min(pair.limit, kGpuBandEdits);
-    std::uint32_t result = kBeyond;
-    if (n - m <= limit) {
-      if (m == 0) {
-        result = static_cast<std::uint32_t>(n);
-      } else {
-        for (int words = 1; words <= kMaxWords; words *= 2) {
-          const std::int64_t k = min(limit, std::int64_t{64} * words - 1);
-          if (n - m <= k)
-            result = words == 1 ? band_distance<true>(pattern, m, text, n, k, 1, lane)
-                                : band_distance<false>(pattern, m, text, n, k, words, lane);
-          if (result != kBeyond || k == limit) break;
-        }
-      }
+    const Trimmed t = trim_pair(job, pair, lane);
+    const std::uint32_t result =
+        doubling(t, min(pair.limit, kGpuNarrowEdits), 2, kNarrowWords, [&](int words, std::int64_t k) {
+          return words == 1 ? band_distance<true>(t.pattern, t.m, t.text, t.n, k, 1, lane)
+                            : band_distance<false>(t.pattern, t.m, t.text, t.n, k, words, lane);
+        });
+    if (lane == 0) job.out[p] = result;
+  }
+}
+
+// Word `at` of a table row of `count` words; 0 outside (rows before the pattern's first
+// and after its last match nothing).
+__device__ std::uint64_t row_word(const std::uint64_t* row, std::int64_t at, std::uint64_t count) {
+  return at >= 0 && static_cast<std::uint64_t>(at) < count ? row[at] : 0;
+}
+
+// Sets (or clears) the pattern's bits in a warp's table: bit i % 64 of word i / 64 of
+// row pattern[i].
+__device__ void mark_pattern(std::uint64_t* table, std::uint64_t row_words, const char* pattern, std::int64_t m,
+                             bool set, int lane) {
+  for (std::int64_t i = lane; i < m; i += kWarp) {
+    auto* word = reinterpret_cast<unsigned long long*>(table + static_cast<unsigned char>(pattern[i]) * row_words +
+                                                        static_cast<std::uint64_t>(i >> 6));
+    if (set) atomicOr(word, 1ull << (i & 63));
+    else *word = 0;
+  }
+  __syncwarp();
+}
+
+// band_distance for bands of 32 x W words (W > 1) or of up to 32 (W == 1, a lane a word,
+// lanes past the band idle): lane l holds words W l .. W l + W - 1, its match masks read
+// from the pattern's table. Every lane of the warp calls it.
+template <int W>
+__device__ std::uint32_t wide_band_distance(const std::uint64_t* table, std::uint64_t row_words, std::int64_t m,
+                                            const char* text, std::int64_t n, std::int64_t k, int words, int lane) {
+  const std::int64_t bits = std::int64_t{64} * words, gap = n - m;
+  const std::int64_t above = detail::band_above(bits, gap);
+  const int lanes = (words + W - 1) / W;
+  const bool active = lane < lanes;
+  const std::int64_t first = std::int64_t{64} * W * lane;  // this lane's first bit
+  // pv/mv: the vertical deltas; a lane's flags a word fit an unsigned.
+  static_assert(W >= 1 && W <= 16);
+  std::uint64_t pv[W], mv[W], eq[W];
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const std::int64_t made_up = min(max(above - (first + 64 * w) + 1, std::int64_t{0}), std::int64_t{64});
+    mv[w] = !active ? 0 : made_up == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << made_up) - 1;
+    pv[w] = active ? ~mv[w] : 0;
+  }
+  // D at the window's top row, kept by lane 0 (whose word 0 holds the top's steps) and
+  // shared where needed.
+  std::int64_t top = above;
+  const auto k_rows = detail::band_bits_within(above, gap, k);
+  const auto bound_part = [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t part = 0;
+#pragma unroll
+    for (int w = 0; w < W; ++w) part += detail::band_bound_part(pv[w], mv[w], first + 64 * w, lo, hi);
+    return __shfl_sync(kAll, top, 0) + __reduce_add_sync(kAll, static_cast<int>(part));
+  };
+  // The table's words for a character: those the lane's rows read at text position j
+  // (its bit 0 is pattern byte j - above - 1 + first), loaded a character ahead so that
+  // the loads wait on nothing.
+  std::uint64_t words_ahead[W + 1];
+  const auto load_words = [&](std::int64_t j, int c) {
+    const std::int64_t at = (j - above - 1 + first) >> 6;
+    const std::uint64_t* row = table + static_cast<std::uint64_t>(c) * row_words;
+#pragma unroll
+    for (int w = 0; w <= W; ++w) words_ahead[w] = row_word(row, at + w, row_words);
+  };
+  int chunk = static_cast<unsigned char>(lane < n ? text[lane] : 0);  // text bytes j-1 .. j+30, one a lane
+  load_words(1, __shfl_sync(kAll, chunk, 0));
+  for (std::int64_t j = 1; j <= n; ++j) {
+    // The rows matching this character.
+    const int shift = static_cast<int>((j - above - 1 + first) & 63);
+#pragma unroll
+    for (int w = 0; w < W; ++w)
+      eq[w] = shift == 0 ? words_ahead[w] : (words_ahead[w] >> shift) | (words_ahead[w + 1] << (64 - shift));
+    if (j < n) {
+      if (j % kWarp == 0) chunk = j + lane < n ? static_cast<unsigned char>(text[j + lane]) : 0;
+      load_words(j + 1, __shfl_sync(kAll, chunk, static_cast<int>(j % kWarp)));
     }
+    // Down one row: bit 0 of the next word enters at bit 63; below the band a +1 step.
+    unsigned below = __shfl_down_sync(kAll, static_cast<unsigned>(pv[0] & 1) | static_cast<unsigned>(mv[0] & 1) << 1, 1);
+    if (lane == lanes - 1) below = 1;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      const std::uint64_t p_in = w + 1 < W ? pv[w + 1] & 1 : below & 1, m_in = w + 1 < W ? mv[w + 1] & 1 : below >> 1;
+      pv[w] = (pv[w] >> 1) | p_in << 63;
+      mv[w] = (mv[w] >> 1) | m_in << 63;
+    }
+    // Myers/Hyyrö's step: the addition (eq & pv) + pv over the band, each lane's carry
+    // in looked ahead by ballot from every lane's own (generate) and all-ones (propagate).
+    // The words' sums are made again where needed rather than kept (registers).
+    unsigned overflows = 0, ones = 0;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      if (!active) pv[w] = mv[w] = eq[w] = 0;
+      const std::uint64_t x = eq[w] & pv[w], sum = x + pv[w];
+      overflows |= static_cast<unsigned>(sum < x) << w;
+      ones |= static_cast<unsigned>(sum == ~std::uint64_t{0}) << w;
+    }
+    // A word's carry out: its own overflow, or the carry in through all ones.
+    const auto carry_out = [&](int w, unsigned carry) { return ((overflows >> w) | (carry & (ones >> w))) & 1; };
+    unsigned generate = 0;
+#pragma unroll
+    for (int w = 0; w < W; ++w) generate = carry_out(w, generate);
+    const unsigned generates = __ballot_sync(kAll, active && generate != 0);
+    const unsigned propagates = __ballot_sync(kAll, active && ones == (1u << W) - 1);
+    unsigned carries = 0;  // bit w: the carry into word w
+    for (unsigned w = 0, carry = (detail::word_carries(generates, propagates) >> lane) & 1; w < W; ++w) {
+      carries |= carry << w;
+      carry = carry_out(static_cast<int>(w), carry);
+    }
+    // ph and mh of word w, before their shift up.
+    const auto horizontal = [&](int w) {
+      const std::uint64_t sum = (eq[w] & pv[w]) + pv[w] + ((carries >> w) & 1);
+      const std::uint64_t xh = (sum ^ pv[w]) | eq[w];
+      return std::pair<std::uint64_t, std::uint64_t>{mv[w] | ~(xh | pv[w]), pv[w] & xh};
+    };
+    // Up one bit: bit 63 of the word before enters at bit 0; above the band a +1 step.
+    const auto [last_ph, last_mh] = horizontal(W - 1);
+    unsigned from = __shfl_up_sync(kAll, static_cast<unsigned>(last_ph >> 63) | static_cast<unsigned>(last_mh >> 63) << 1, 1);
+    if (lane == 0) from = 1;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      const auto [ph, mh] = horizontal(w);
+      const std::uint64_t xv = eq[w] | mv[w];
+      const std::uint64_t ph_in = (ph << 1) | (from & 1), mh_in = (mh << 1) | (from >> 1);
+      from = static_cast<unsigned>(ph >> 63) | static_cast<unsigned>(mh >> 63) << 1;
+      pv[w] = active ? mh_in | ~(xv | ph_in) : 0;
+      mv[w] = active ? ph_in & xv : 0;
+    }
+    top += 1 + static_cast<std::int64_t>(pv[0] & 1) - static_cast<std::int64_t>(mv[0] & 1);
+    if (j % kWarp == 0 && bound_part(k_rows.first, k_rows.second) > k) return kBeyond;  // Ukkonen's cut-off
+  }
+  // Row m is bit above - gap: add the steps of bits 1 .. that one to the top.
+  const std::int64_t d = bound_part(above - gap, above - gap);
+  return d <= k ? static_cast<std::uint32_t>(d) : kBeyond;
+}
+
+__global__ void __launch_bounds__(kWideThreads, 1) wide_kernel(Job job) {
+  const int lane = static_cast<int>(threadIdx.x % kWarp);
+  const std::uint64_t warp = blockIdx.x * (kWideThreads / kWarp) + threadIdx.x / kWarp;
+  std::uint64_t* table = job.tables + warp * 256 * job.row_words;
+  for (std::uint32_t p = 0; next_pair(job, lane, p);) {
+    const TextPair pair = job.pairs[p];
+    const Trimmed t = trim_pair(job, pair, lane);
+    mark_pattern(table, job.row_words, t.pattern, t.m, true, lane);
+    const std::uint32_t result =
+        doubling(t, min(pair.limit, kGpuBandEdits), kWideSecondWords, kGpuBandWords, [&](int words, std::int64_t k) {
+          if (words == 1) return band_distance<true>(t.pattern, t.m, t.text, t.n, k, 1, lane);
+          const auto band = [&](auto lane_words) {
+            return wide_band_distance<decltype(lane_words)::value>(table, job.row_words, t.m, t.text, t.n, k, words, lane);
+          };
+          static_assert(kWideLaneWords == 16, "the lane widths below");
+          switch (words / kWarp) {
+            case 0: case 1: return band(std::integral_constant<int, 1>{});
+            case 2: return band(std::integral_constant<int, 2>{});
+            case 4: return band(std::integral_constant<int, 4>{});
+            case 8: return band(std::integral_constant<int, 8>{});
+            default: return band(std::integral_constant<int, 16>{});
+          }
+        });
+    mark_pattern(table, job.row_words, t.pattern, t.m, false, lane);
     if (lane == 0) job.out[p] = result;
   }
 }
@@ -210,6 +409,9 @@ Chunk next_chunk(const char* chars, const std::vector<std::uint64_t>& offsets, c
 
 }  // namespace
 
+// The bytes of the wide kernel's tables at most, unless the memory is short.
+constexpr std::size_t kTableBudget = std::size_t{1} << 30;
+
 std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::vector<std::uint64_t>& offsets,
                                                 const std::vector<TextPair>& pairs, int device, double* device_ms,
                                                 std::size_t text_budget) {
@@ -217,13 +419,30 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
   std::vector<std::uint32_t> out(pairs.size(), kBeyond);
   if (pairs.empty()) return out;
   const cuda::DeviceGuard guard(device);
-  const cuda::Stream stream;
-  cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+  const cuda::Stream stream, wide_stream;
+  cuda::Event start(cudaEventDefault), stop(cudaEventDefault), wide_stop(cudaEventDefault), uploaded;
   const std::size_t budget = text_budget != 0 ? text_budget : automatic_budget();
   const std::uint64_t all_bytes = offsets.back();
-  cuda::DeviceBuffer<unsigned> next(1);
+  cuda::DeviceBuffer<unsigned> next(2);
   const auto run = [&](const char* host_chars, std::size_t bytes, const std::vector<std::uint64_t>& host_offsets,
                        const TextPair* host_pairs, std::size_t count, std::uint32_t* host_out) {
+    // Each pair to the kernel of its limit, in the caller's order; the wide kernel's
+    // tables as long as its longest pattern.
+    std::vector<std::uint32_t> which(count);
+    std::size_t narrow = 0, wide = count;
+    std::uint64_t longest = 0;
+    for (std::size_t p = 0; p < count; ++p) {
+      const TextPair& pair = host_pairs[p];
+      const std::uint64_t la = host_offsets[pair.a + 1] - host_offsets[pair.a], lb = host_offsets[pair.b + 1] - host_offsets[pair.b];
+      if (pair.limit > kGpuNarrowEdits && gpu_band_edits(la, lb) > kGpuNarrowEdits) {
+        which[--wide] = static_cast<std::uint32_t>(p);
+        longest = std::max(longest, std::min(la, lb));
+      } else {
+        which[narrow++] = static_cast<std::uint32_t>(p);
+      }
+    }
+    std::reverse(which.begin() + static_cast<std::ptrdiff_t>(wide), which.end());
+    const std::size_t wide_count = count - wide;
     cuda::DeviceBuffer<char> d_chars(std::max<std::size_t>(bytes, 1));
     if (bytes >= kStagedBytes) {
       cuda::StagedCopy copier;
@@ -232,27 +451,64 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
       SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_chars.get(), host_chars, bytes, cudaMemcpyHostToDevice, stream.get()));
     }
     // On the kernel's stream, so that the kernel follows the copies.
+    const auto upload = [&](auto* to, const auto* from, std::size_t n) {
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(*from), cudaMemcpyHostToDevice, stream.get()));
+    };
     cuda::DeviceBuffer<std::uint64_t> d_offsets(host_offsets.size());
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_offsets.get(), host_offsets.data(), host_offsets.size() * sizeof(std::uint64_t),
-                                      cudaMemcpyHostToDevice, stream.get()));
+    upload(d_offsets.get(), host_offsets.data(), host_offsets.size());
     cuda::DeviceBuffer<TextPair> d_pairs(count);
-    SIMKIT_CUDA_CHECK(
-        cudaMemcpyAsync(d_pairs.get(), host_pairs, count * sizeof(TextPair), cudaMemcpyHostToDevice, stream.get()));
+    upload(d_pairs.get(), host_pairs, count);
+    cuda::DeviceBuffer<std::uint32_t> d_which(count);
+    upload(d_which.get(), which.data(), count);
     cuda::DeviceBuffer<std::uint32_t> d_out(count);
-    SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, sizeof(unsigned), stream.get()));
-    int per_sm = 0;
-    SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, verify_kernel, kThreads, 0));
-    const std::size_t warps_wanted = (count + kThreads / kWarp - 1) / (kThreads / kWarp);
-    const auto blocks = static_cast<unsigned>(std::min<std::size_t>(warps_wanted, std::size_t(std::max(per_sm, 1)) * cuda::sm_count()));
+    SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, 2 * sizeof(unsigned), stream.get()));
+    const Job job{d_chars.get(), d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0};
     start.record(stream.get());
-    verify_kernel<<<blocks, kThreads, 0, stream.get()>>>(
-        Job{d_chars.get(), d_offsets.get(), d_pairs.get(), static_cast<std::uint32_t>(count), d_out.get(), next.get()});
-    SIMKIT_CUDA_CHECK_LAUNCH();
+    // The wide pairs first, beside the narrow ones: a few long pairs on warps of their own.
+    cuda::DeviceBuffer<std::uint64_t> tables;
+    if (wide_count > 0) {
+      const std::uint64_t row_words = (longest + 63) / 64 + 1;
+      const std::size_t slot_bytes = 256 * row_words * sizeof(std::uint64_t);
+      std::size_t free = 0, total = 0;
+      SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+      // At most an eighth of the multiprocessors: the narrow pairs are most of the work.
+      const std::size_t per_block = kWideThreads / kWarp;
+      const std::size_t blocks = std::max<std::size_t>(
+          1, std::min({(wide_count + per_block - 1) / per_block, std::size_t(std::max(cuda::sm_count() / 8, 1)),
+                       std::min(free / 4, kTableBudget) / (per_block * slot_bytes)}));
+      tables = cuda::DeviceBuffer<std::uint64_t>(blocks * per_block * 256 * row_words);  // a slot every warp
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(tables.get(), 0, blocks * per_block * slot_bytes, stream.get()));
+      uploaded.record(stream.get());
+      SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(wide_stream.get(), uploaded.get()));
+      Job wide_job = job;
+      wide_job.which += wide;
+      wide_job.count = static_cast<std::uint32_t>(wide_count);
+      wide_job.next += 1;
+      wide_job.tables = tables.get();
+      wide_job.row_words = row_words;
+      wide_kernel<<<static_cast<unsigned>(blocks), kWideThreads, 0, wide_stream.get()>>>(wide_job);
+      SIMKIT_CUDA_CHECK_LAUNCH();
+    }
+    if (narrow > 0) {
+      int per_sm = 0;
+      SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, verify_kernel, kThreads, 0));
+      const std::size_t warps_wanted = (narrow + kThreads / kWarp - 1) / (kThreads / kWarp);
+      const auto blocks = static_cast<unsigned>(std::min<std::size_t>(warps_wanted, std::size_t(std::max(per_sm, 1)) * cuda::sm_count()));
+      Job narrow_job = job;
+      narrow_job.count = static_cast<std::uint32_t>(narrow);
+      verify_kernel<<<blocks, kThreads, 0, stream.get()>>>(narrow_job);
+      SIMKIT_CUDA_CHECK_LAUNCH();
+    }
     stop.record(stream.get());
+    if (wide_count > 0) {
+      wide_stop.record(wide_stream.get());
+      SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), wide_stop.get()));
+    }
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_out, d_out.get(), count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                       stream.get()));
     stream.sync();
-    if (device_ms != nullptr) *device_ms += cuda::elapsed_ms(start, stop);
+    if (device_ms != nullptr)
+      *device_ms += std::max(cuda::elapsed_ms(start, stop), wide_count > 0 ? cuda::elapsed_ms(start, wide_stop) : 0.0f);
   };
   if (all_bytes <= budget) {
     run(chars, all_bytes, offsets, pairs.data(), pairs.size(), out.data());
@@ -274,7 +530,8 @@ void prepare_rate_gpu(int device) {
   strings.add("abcdefgh");
   strings.add("abcdefgx");
   edit_pairs_gpu(strings, strings, true, PairRule{0.5, 0}, EditKernel::bit_parallel, device);
-  distances_within_gpu(strings.chars.data(), {0, 8, 16}, {TextPair{0, 1, 4}}, device);
+  distances_within_gpu(strings.chars.data(), {0, 8, 16}, {TextPair{0, 1, 4}, TextPair{0, 1, kGpuNarrowEdits + 1}},
+                       device);
 }
 
 }  // namespace simkit::dedup
