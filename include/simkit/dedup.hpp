@@ -115,8 +115,9 @@ struct RateStats {
   std::size_t unsigned_documents = 0;  // verified against every document of a fitting length
   double signature_seconds = 0, candidate_seconds = 0, verify_seconds = 0;
   double device_ms = 0;  // every stage's kernels
-  // Within the verification (with GPUs): the documents packed for them, then the GPUs'
-  // part (wall, and their kernels) beside the cores' (from the packing's end).
+  // Within the verification (with GPUs): the pairs chosen and their documents packed for
+  // them, then the GPUs' part (wall, and their kernels: the slowest GPU's, kernels side by
+  // side counted once) beside the cores' (both from the packing's end).
   double pack_seconds = 0, gpu_verify_seconds = 0, gpu_verify_ms = 0, cores_verify_seconds = 0;
 };
 // Pairs sorted by (a, b). Throws InputError naming a file that cannot be read.

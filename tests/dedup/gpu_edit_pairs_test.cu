@@ -115,8 +115,10 @@ TEST(GpuVerify, DistancesEqualTheReference) {
 
 // The wide bands (limits past kGpuNarrowEdits) against the CPU's banded distance (itself
 // tested against the reference DP): texts of 3,000 to 40,000 bytes and edited copies at
-// distances of hundreds to thousands (bands of up to 512 words, 16 a lane), unrelated
-// texts (the cut-off), limits around each distance; a text past kGpuTableText, resolved up
+// distances of hundreds to thousands, unrelated texts (the cut-off), limits around each
+// distance; unrelated texts of 12,000 and 20,000 bytes (distances past 8,191 and 16,383:
+// bands of 256 and 512 words, 8 and 16 a lane); hundreds of short pairs, more than the
+// kernel's warps (each warp's table used again); a text past kGpuTableText, resolved up
 // to the narrow bands only; in one upload and in chunks.
 TEST(GpuVerify, WideBandsEqualTheCpu) {
   SIMKIT_REQUIRE_GPU();
@@ -133,6 +135,15 @@ TEST(GpuVerify, WideBandsEqualTheCpu) {
     } else {
       texts.push_back(test::random_string(random, random.integer(3000, test::quick() ? 12000 : 40000), letters));
     }
+  }
+  // The widest bands: unrelated texts far apart.
+  for (const int length : {12000, 12000, 20000, 20000}) texts.push_back(test::random_string(random, length, 64));
+  const auto widest_first = static_cast<std::uint32_t>(texts.size() - 4);
+  // Short pairs, many: an edited copy each.
+  const auto short_first = static_cast<std::uint32_t>(texts.size());
+  for (int i = 0; i < 100; ++i) {
+    texts.push_back(test::random_string(random, random.integer(50, 400), 4));
+    texts.push_back(test::edited(random, texts.back(), random.integer(0, 40), 4));
   }
   // Past the table: a long text and two copies, a few edits and a few thousand away.
   const std::string long_text = test::random_string(random, static_cast<int>(dedup::kGpuTableText) + 5000, 64);
@@ -155,6 +166,12 @@ TEST(GpuVerify, WideBandsEqualTheCpu) {
       add(i - 1, i, std::max(limit, dedup::kGpuNarrowEdits + 1));
     add(i, static_cast<std::uint32_t>(random.integer(0, count - 1)), 6000);  // mostly unrelated
   }
+  for (const std::uint32_t limit : {9000u, 20000u, dedup::kGpuBandEdits}) {
+    add(widest_first, widest_first + 1, limit);
+    add(widest_first + 2, widest_first + 3, limit);
+  }
+  for (std::uint32_t i = short_first; i < short_first + 200; i += 2)
+    for (const std::uint32_t limit : {2048u, 3000u, 5000u}) add(i, i + 1, limit);
   const auto last = static_cast<std::uint32_t>(texts.size() - 1);
   for (const std::uint32_t limit : {dedup::kGpuNarrowEdits + 1, 30000u}) {
     add(last - 2, last - 1, limit);

@@ -7,7 +7,7 @@
 // more (Ukkonen's doubling: most pairs verified are far closer than their limit).
 // - Limits up to kGpuNarrowEdits (verify_kernel): up to 32 words, lane w holding word w,
 //   the match masks made by ballots over the pattern's bytes (2 a word a character).
-// - Wider limits (wide_kernel, on a stream of its own beside the other): up to 512 words,
+// - Wider limits (wide_kernel, launched first, the other beside it): up to 512 words,
 //   16 a lane; the masks read from a table of the pattern's (each warp a slot of 256
 //   character rows), since ballots would cost 64 a lane a character at that width. Its
 //   bands: one word, then 64 and doubling.
@@ -225,25 +225,22 @@ __device__ void mark_pattern(std::uint64_t* table, std::uint64_t row_words, cons
   __syncwarp();
 }
 
-// band_distance for bands of 32 x W words (W > 1) or of up to 32 (W == 1, a lane a word,
-// lanes past the band idle): lane l holds words W l .. W l + W - 1, its match masks read
-// from the pattern's table. Every lane of the warp calls it.
+// band_distance for a band of words = 32 x W words: lane l holds words W l .. W l + W - 1,
+// its match masks read from the pattern's table. Every lane of the warp calls it.
 template <int W>
 __device__ std::uint32_t wide_band_distance(const std::uint64_t* table, std::uint64_t row_words, std::int64_t m,
                                             const char* text, std::int64_t n, std::int64_t k, int words, int lane) {
   const std::int64_t bits = std::int64_t{64} * words, gap = n - m;
   const std::int64_t above = detail::band_above(bits, gap);
-  const int lanes = (words + W - 1) / W;
-  const bool active = lane < lanes;
   const std::int64_t first = std::int64_t{64} * W * lane;  // this lane's first bit
   // pv/mv: the vertical deltas; a lane's flags a word fit an unsigned.
-  static_assert(W >= 1 && W <= 16);
+  static_assert(W >= 2 && W <= 16);
   std::uint64_t pv[W], mv[W], eq[W];
 #pragma unroll
   for (int w = 0; w < W; ++w) {
     const std::int64_t made_up = min(max(above - (first + 64 * w) + 1, std::int64_t{0}), std::int64_t{64});
-    mv[w] = !active ? 0 : made_up == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << made_up) - 1;
-    pv[w] = active ? ~mv[w] : 0;
+    mv[w] = made_up == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << made_up) - 1;
+    pv[w] = ~mv[w];
   }
   // D at the window's top row, kept by lane 0 (whose word 0 holds the top's steps) and
   // shared where needed.
@@ -279,7 +276,7 @@ __device__ std::uint32_t wide_band_distance(const std::uint64_t* table, std::uin
     }
     // Down one row: bit 0 of the next word enters at bit 63; below the band a +1 step.
     unsigned below = __shfl_down_sync(kAll, static_cast<unsigned>(pv[0] & 1) | static_cast<unsigned>(mv[0] & 1) << 1, 1);
-    if (lane == lanes - 1) below = 1;
+    if (lane == kWarp - 1) below = 1;
 #pragma unroll
     for (int w = 0; w < W; ++w) {
       const std::uint64_t p_in = w + 1 < W ? pv[w + 1] & 1 : below & 1, m_in = w + 1 < W ? mv[w + 1] & 1 : below >> 1;
@@ -292,7 +289,6 @@ __device__ std::uint32_t wide_band_distance(const std::uint64_t* table, std::uin
     unsigned overflows = 0, ones = 0;
 #pragma unroll
     for (int w = 0; w < W; ++w) {
-      if (!active) pv[w] = mv[w] = eq[w] = 0;
       const std::uint64_t x = eq[w] & pv[w], sum = x + pv[w];
       overflows |= static_cast<unsigned>(sum < x) << w;
       ones |= static_cast<unsigned>(sum == ~std::uint64_t{0}) << w;
@@ -302,8 +298,8 @@ __device__ std::uint32_t wide_band_distance(const std::uint64_t* table, std::uin
     unsigned generate = 0;
 #pragma unroll
     for (int w = 0; w < W; ++w) generate = carry_out(w, generate);
-    const unsigned generates = __ballot_sync(kAll, active && generate != 0);
-    const unsigned propagates = __ballot_sync(kAll, active && ones == (1u << W) - 1);
+    const unsigned generates = __ballot_sync(kAll, generate != 0);
+    const unsigned propagates = __ballot_sync(kAll, ones == (1u << W) - 1);
     unsigned carries = 0;  // bit w: the carry into word w
     for (unsigned w = 0, carry = (detail::word_carries(generates, propagates) >> lane) & 1; w < W; ++w) {
       carries |= carry << w;
@@ -325,8 +321,8 @@ __device__ std::uint32_t wide_band_distance(const std::uint64_t* table, std::uin
       const std::uint64_t xv = eq[w] | mv[w];
       const std::uint64_t ph_in = (ph << 1) | (from & 1), mh_in = (mh << 1) | (from >> 1);
       from = static_cast<unsigned>(ph >> 63) | static_cast<unsigned>(mh >> 63) << 1;
-      pv[w] = active ? mh_in | ~(xv | ph_in) : 0;
-      mv[w] = active ? ph_in & xv : 0;
+      pv[w] = mh_in | ~(xv | ph_in);
+      mv[w] = ph_in & xv;
     }
     top += 1 + static_cast<std::int64_t>(pv[0] & 1) - static_cast<std::int64_t>(mv[0] & 1);
     if (j % kWarp == 0 && bound_part(k_rows.first, k_rows.second) > k) return kBeyond;  // Ukkonen's cut-off
@@ -350,9 +346,8 @@ __global__ void __launch_bounds__(kWideThreads, 1) wide_kernel(Job job) {
           const auto band = [&](auto lane_words) {
             return wide_band_distance<decltype(lane_words)::value>(table, job.row_words, t.m, t.text, t.n, k, words, lane);
           };
-          static_assert(kWideLaneWords == 16, "the lane widths below");
+          static_assert(kWideLaneWords == 16 && kWideSecondWords == 2 * kWarp, "the lane widths below");
           switch (words / kWarp) {
-            case 0: case 1: return band(std::integral_constant<int, 1>{});
             case 2: return band(std::integral_constant<int, 2>{});
             case 4: return band(std::integral_constant<int, 4>{});
             case 8: return band(std::integral_constant<int, 8>{});
@@ -419,8 +414,8 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
   std::vector<std::uint32_t> out(pairs.size(), kBeyond);
   if (pairs.empty()) return out;
   const cuda::DeviceGuard guard(device);
-  const cuda::Stream stream, wide_stream;
-  cuda::Event start(cudaEventDefault), stop(cudaEventDefault), wide_stop(cudaEventDefault), uploaded;
+  const cuda::Stream stream, narrow_stream;
+  cuda::Event start(cudaEventDefault), stop(cudaEventDefault), narrow_stop(cudaEventDefault);
   const std::size_t budget = text_budget != 0 ? text_budget : automatic_budget();
   const std::uint64_t all_bytes = offsets.back();
   cuda::DeviceBuffer<unsigned> next(2);
@@ -463,32 +458,38 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
     cuda::DeviceBuffer<std::uint32_t> d_out(count);
     SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, 2 * sizeof(unsigned), stream.get()));
     const Job job{d_chars.get(), d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0};
-    start.record(stream.get());
-    // The wide pairs first, beside the narrow ones: a few long pairs on warps of their own.
+    // The wide pairs' kernel first, on the copies' stream, the narrow pairs' beside it on
+    // a stream that waits for the copies: the wide blocks then usually reach their
+    // multiprocessors before the narrow kernel's persistent grid fills them all (nothing
+    // guarantees it; were the narrow blocks first, the wide would wait for them).
     cuda::DeviceBuffer<std::uint64_t> tables;
+    std::size_t wide_blocks = 0;
+    std::uint64_t row_words = 0;
     if (wide_count > 0) {
-      const std::uint64_t row_words = (longest + 63) / 64 + 1;
+      row_words = (longest + 63) / 64 + 1;
       const std::size_t slot_bytes = 256 * row_words * sizeof(std::uint64_t);
       std::size_t free = 0, total = 0;
       SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
       // At most an eighth of the multiprocessors: the narrow pairs are most of the work.
       const std::size_t per_block = kWideThreads / kWarp;
-      const std::size_t blocks = std::max<std::size_t>(
+      wide_blocks = std::max<std::size_t>(
           1, std::min({(wide_count + per_block - 1) / per_block, std::size_t(std::max(cuda::sm_count() / 8, 1)),
                        std::min(free / 4, kTableBudget) / (per_block * slot_bytes)}));
-      tables = cuda::DeviceBuffer<std::uint64_t>(blocks * per_block * 256 * row_words);  // a slot every warp
-      SIMKIT_CUDA_CHECK(cudaMemsetAsync(tables.get(), 0, blocks * per_block * slot_bytes, stream.get()));
-      uploaded.record(stream.get());
-      SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(wide_stream.get(), uploaded.get()));
+      tables = cuda::DeviceBuffer<std::uint64_t>(wide_blocks * per_block * 256 * row_words);  // a slot every warp
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(tables.get(), 0, wide_blocks * per_block * slot_bytes, stream.get()));
+    }
+    start.record(stream.get());
+    if (wide_count > 0) {
       Job wide_job = job;
       wide_job.which += wide;
       wide_job.count = static_cast<std::uint32_t>(wide_count);
       wide_job.next += 1;
       wide_job.tables = tables.get();
       wide_job.row_words = row_words;
-      wide_kernel<<<static_cast<unsigned>(blocks), kWideThreads, 0, wide_stream.get()>>>(wide_job);
+      wide_kernel<<<static_cast<unsigned>(wide_blocks), kWideThreads, 0, stream.get()>>>(wide_job);
       SIMKIT_CUDA_CHECK_LAUNCH();
     }
+    stop.record(stream.get());
     if (narrow > 0) {
       int per_sm = 0;
       SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, verify_kernel, kThreads, 0));
@@ -496,19 +497,17 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
       const auto blocks = static_cast<unsigned>(std::min<std::size_t>(warps_wanted, std::size_t(std::max(per_sm, 1)) * cuda::sm_count()));
       Job narrow_job = job;
       narrow_job.count = static_cast<std::uint32_t>(narrow);
-      verify_kernel<<<blocks, kThreads, 0, stream.get()>>>(narrow_job);
+      SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(narrow_stream.get(), start.get()));
+      verify_kernel<<<blocks, kThreads, 0, narrow_stream.get()>>>(narrow_job);
       SIMKIT_CUDA_CHECK_LAUNCH();
-    }
-    stop.record(stream.get());
-    if (wide_count > 0) {
-      wide_stop.record(wide_stream.get());
-      SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), wide_stop.get()));
+      narrow_stop.record(narrow_stream.get());
+      SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), narrow_stop.get()));
     }
     SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_out, d_out.get(), count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                       stream.get()));
     stream.sync();
     if (device_ms != nullptr)
-      *device_ms += std::max(cuda::elapsed_ms(start, stop), wide_count > 0 ? cuda::elapsed_ms(start, wide_stop) : 0.0f);
+      *device_ms += std::max(cuda::elapsed_ms(start, stop), narrow > 0 ? cuda::elapsed_ms(start, narrow_stop) : 0.0f);
   };
   if (all_bytes <= budget) {
     run(chars, all_bytes, offsets, pairs.data(), pairs.size(), out.data());
