@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,11 @@ struct RateOptions {
   // Rows of a group that meet their window together (one kernel call on a GPU); 0: 64 on
   // the CPU, 1,024 on a GPU (the fastest measured: bench/results/dedup.md).
   std::uint32_t run_rows = 0;
+  // When set, called once the documents are signed (the signatures need no GPU): the GPUs
+  // to use from then on (empty: the CPU), in place of `device` and `devices`. A caller that
+  // starts its GPUs meanwhile (the driver takes a fraction of a second) overlaps that with
+  // the signatures.
+  std::function<std::vector<int>()> devices_when_signed;
 };
 struct RateMatch {
   std::uint32_t a = 0, b = 0;  // a < b, indices into the files
@@ -114,9 +120,10 @@ struct RateStats {
   std::uint64_t signature_pairs = 0;  // signature pairs the filters scored (both filters, all workers)
   std::size_t unsigned_documents = 0;  // verified against every document of a fitting length
   double signature_seconds = 0, candidate_seconds = 0, verify_seconds = 0;
+  double device_wait_seconds = 0;  // after the signatures, for devices_when_signed
   double device_ms = 0;  // every stage's kernels
-  // Within the verification (with GPUs): the pairs chosen and their documents packed for
-  // them, then the GPUs' part (wall, and their kernels: the slowest GPU's, kernels side by
+  // Within the verification (with GPUs): the pairs chosen and their documents made ready
+  // (the documents sent during the candidates waited for, or packed), then the GPUs' part (wall, and their kernels: the slowest GPU's, kernels side by
   // side counted once) beside the cores' (both from the packing's end).
   double pack_seconds = 0, gpu_verify_seconds = 0, gpu_verify_ms = 0, cores_verify_seconds = 0;
 };

@@ -3,12 +3,17 @@
 // choice and the same treatment of the signature's tail.
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "simkit/ctph.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace simkit::ctph {
 
@@ -159,78 +164,54 @@ struct Pieces {
 // The most levels one pass computes (rate_and_length_signatures' window).
 constexpr std::uint32_t kPassLevels = 6;
 
-// One pass for N levels from out.lo. Per byte: the rolling hash (its window read back
-// from the bytes themselves), every level's piece hash (N independent chains, which
-// AVX2 computes in one vector), and, only at a boundary of the lowest level kept, the
-// pieces ended. The boundaries of the four smallest levels are counted without a branch
-// (a third of all bytes end a piece at block size 3: a branch there is mispredicted
-// often); the rarer larger ones by how many levels they end.
-template <std::uint32_t N>
-[[gnu::always_inline]] inline void pass(std::span<const unsigned char> data, Pieces& out) {
-  constexpr std::uint32_t kCounted = 4;
-  std::uint32_t h[N > 0 ? N : 1];
-  std::fill(h, h + (N > 0 ? N : 1), kHashInit);
-  std::uint64_t count[kCounted] = {}, latest[kCounted] = {};           // levels below kCounted
-  std::uint64_t ended[kBlockSizes + 1] = {}, ended_at[kBlockSizes + 1] = {};  // by levels ended
-  std::uint32_t h1 = 0, h2 = 0, h3 = 0;  // RollingHash's sums
-  const unsigned char* bytes = data.data();
-  const std::size_t n = data.size();
-  const std::uint32_t lo = out.lo, rare = std::min(lo, kCounted);
-  for (std::size_t k = 0; k < n; ++k) {
-    const unsigned char c = bytes[k];
-    h2 = h2 - h1 + 7u * c;
-    h1 = h1 + c - (k >= 7 ? bytes[k - 7] : 0u);
-    h3 = (h3 << 5) ^ c;
-    for (std::uint32_t i = 0; i < N; ++i) h[i] = piece_hash(c, h[i]);
-    const std::uint32_t ends = boundary_levels(h1 + h2 + h3);
-    for (std::uint32_t i = 0; i < kCounted; ++i) {
-      const bool end = ends > i;
-      count[i] += end ? 1 : 0;
-      latest[i] = end ? k + 1 : latest[i];
-    }
-    if (ends > rare) [[unlikely]] {
-      ++ended[ends];
-      ended_at[ends] = k + 1;
-      for (std::uint32_t i = 0; i < N && lo + i < ends; ++i) {
-        out.texts[i] += kBase64[h[i] % 64];
-        h[i] = kHashInit;
-      }
-    }
-  }
-  std::uint64_t above = 0, above_last = 0;
-  for (std::uint32_t i = kBlockSizes; i-- > kCounted;) {
-    above += ended[i + 1];
-    above_last = std::max(above_last, ended_at[i + 1]);
-    out.boundaries[i] = above;
-    out.last[i] = above_last;
-  }
-  for (std::uint32_t i = 0; i < kCounted; ++i) out.boundaries[i] = count[i], out.last[i] = latest[i];
-  // The open tail is a piece too.
-  for (std::uint32_t i = 0; i < N; ++i)
-    if (out.last[lo + i] < n) out.texts[i] += kBase64[h[i] % 64];
-}
+// The levels' piece hashes side by side in one register. A signature character is the
+// hash's low 6 bits, which depend only on the low 6 bits of what was multiplied and
+// xored: 16-bit lanes and a multiplier equal to the prime modulo 64 (19) give the same
+// characters, and keep the chain (a multiply and a xor a byte) in a register, the
+// multiply by shifts and adds.
+using PieceHashes = std::uint16_t __attribute__((vector_size(16)));
+constexpr std::uint16_t kPieceInit = static_cast<std::uint16_t>(kHashInit);
+static_assert(kHashPrime % 64 == 19);
 
-template <std::uint32_t N>
-void pass_generic(std::span<const unsigned char> data, Pieces& out) {
-  pass<N>(data, out);
-}
+// Eight positions' rolling hashes, and how many levels each ends a piece at.
+using Lanes = std::uint32_t __attribute__((vector_size(32)));
+using SignedLanes = std::int32_t __attribute__((vector_size(32)));
+using FloatLanes = float __attribute__((vector_size(32)));
+using EightBytes = std::uint8_t __attribute__((vector_size(8)));
 
+// The pass (ctph_pass.inl), compiled twice: for any processor of the target, and for
+// AVX2 (the bytes widened by one instruction), chosen at run time where the processor
+// has it.
+#define SIMKIT_CTPH_AVX2 0
+namespace generic {
+#include "dedup/ctph_pass.inl"
+}  // namespace generic
 #if defined(__x86_64__)
-// The same pass compiled for AVX2 (1.7x on one core: bench/results/dedup.md),
-// chosen at run time where the processor has it.
-template <std::uint32_t N>
-[[gnu::target("avx2")]] void pass_avx2(std::span<const unsigned char> data, Pieces& out) {
-  pass<N>(data, out);
-}
+#undef SIMKIT_CTPH_AVX2
+#define SIMKIT_CTPH_AVX2 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+namespace avx2 {
+#include "dedup/ctph_pass.inl"
+}  // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
 #endif
 
 template <std::uint32_t N>
 void dispatch(std::span<const unsigned char> data, Pieces& out) {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return pass_avx2<N>(data, out);
+  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  if (has_avx2) return avx2::pass<N>(data, out);
 #endif
-  pass_generic<N>(data, out);
+  generic::pass<N>(data, out);
 }
 
 // The pieces at block size levels [lo, hi) (at most kPassLevels of them), and the

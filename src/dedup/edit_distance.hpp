@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -130,5 +131,22 @@ constexpr std::uint32_t gpu_band_edits(std::uint64_t la, std::uint64_t lb) {
 std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::vector<std::uint64_t>& offsets,
                                                 const std::vector<TextPair>& pairs, int device,
                                                 double* device_ms = nullptr, std::size_t text_budget = 0);
+
+// Texts sent to a GPU ahead of their pairs (the edit-rate pipeline sends its documents
+// while it looks for candidates), freed on that GPU.
+struct GpuTexts;
+struct GpuTextsDeleter {
+  void operator()(GpuTexts* texts) const;
+};
+using GpuTextsPtr = std::unique_ptr<GpuTexts, GpuTextsDeleter>;
+
+// Sends `texts` (text i: texts[i]) to CUDA device `device`, gathered through pinned
+// buffers; returns once they are there, or null when they pass `text_budget` (as above).
+// A CPU-only build throws Failure.
+GpuTextsPtr send_texts_to_gpu(const std::vector<std::string_view>& texts, int device, std::size_t text_budget = 0);
+
+// distances_within_gpu for pairs of texts already on their GPU.
+std::vector<std::uint32_t> distances_within_gpu(const GpuTexts& texts, const std::vector<TextPair>& pairs,
+                                                double* device_ms = nullptr);
 
 }  // namespace simkit::dedup

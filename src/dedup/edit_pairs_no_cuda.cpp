@@ -13,6 +13,17 @@ std::vector<std::uint32_t> distances_within_gpu(const char*, const std::vector<s
   throw Failure("this simkit was built without CUDA");
 }
 
+struct GpuTexts {};
+void GpuTextsDeleter::operator()(GpuTexts* texts) const { delete texts; }
+
+GpuTextsPtr send_texts_to_gpu(const std::vector<std::string_view>&, int, std::size_t) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+std::vector<std::uint32_t> distances_within_gpu(const GpuTexts&, const std::vector<TextPair>&, double*) {
+  throw Failure("this simkit was built without CUDA");
+}
+
 void prepare_rate_gpu(int) {}
 
 }  // namespace simkit::dedup

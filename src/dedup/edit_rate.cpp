@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <numeric>
 #include <tuple>
@@ -252,8 +253,10 @@ void share_signatures(std::vector<Document>& docs, RowRange mine) {
   }
 }
 
-// The pairs the GPUs verify, and their documents end to end.
+// The pairs the GPUs verify, and their documents: sent to the GPUs already (`sent`, one
+// a GPU, each holding every document in memory), or else end to end in `chars`.
 struct GpuWork {
+  std::vector<GpuTextsPtr> sent;
   std::unique_ptr<char[]> chars;
   std::vector<std::uint64_t> offsets{0};
   std::vector<std::uint32_t> slot;  // a document's text, kBeyond for none
@@ -262,28 +265,45 @@ struct GpuWork {
   std::vector<std::size_t> order;
 };
 
-// pairs[k], k in `which` (documents in memory), made ready for the GPUs on all cores. The
-// documents' bytes move into the work's texts (Document::packed), so that memory holds
-// them once, within the budget.
-GpuWork gpu_work(std::vector<Document>& docs, const Candidates& pairs, const std::vector<std::size_t>& which) {
+// Every document in memory sent to each GPU, while the candidates are looked for (the
+// GPUs' verification then starts at once). Null for a GPU whose memory they would crowd.
+std::vector<GpuTextsPtr> send_documents(const std::vector<Document>& docs, const std::vector<int>& gpus) {
+  std::vector<std::string_view> texts(docs.size());
+  for (std::size_t i = 0; i < docs.size(); ++i) texts[i] = docs[i].kept;
+  std::vector<GpuTextsPtr> sent;
+  for (const int gpu : gpus) sent.push_back(send_texts_to_gpu(texts, gpu));
+  return sent;
+}
+
+// pairs[k], k in `which` (documents in memory), made ready for the GPUs on all cores.
+// Unless every GPU holds the documents already (`sent`), the documents' bytes move into
+// the work's texts (Document::packed), so that memory holds them once, within the budget.
+GpuWork gpu_work(std::vector<Document>& docs, const Candidates& pairs, const std::vector<std::size_t>& which,
+                 std::vector<GpuTextsPtr> sent) {
   GpuWork work;
-  work.slot.assign(docs.size(), kBeyond);
-  std::vector<std::uint32_t> named;
-  for (const std::size_t k : which)
-    for (const std::uint32_t d : {pairs[k].a, pairs[k].b})
-      if (work.slot[d] == kBeyond) {
-        work.slot[d] = static_cast<std::uint32_t>(named.size());
-        named.push_back(d);
-        work.offsets.push_back(work.offsets.back() + docs[d].length);
-      }
-  work.chars.reset(new char[std::max<std::uint64_t>(work.offsets.back(), 1)]);
-  tbb::parallel_for(std::size_t{0}, named.size(), [&](std::size_t i) {
-    Document& doc = docs[named[i]];
-    char* at = work.chars.get() + work.offsets[i];
-    std::memcpy(at, doc.kept.data(), doc.length);
-    doc.packed = std::string_view(at, doc.length);
-    std::string().swap(doc.kept);
-  });
+  if (!sent.empty() && std::ranges::all_of(sent, [](const GpuTextsPtr& texts) { return texts != nullptr; })) {
+    work.sent = std::move(sent);
+    work.slot.resize(docs.size());
+    std::iota(work.slot.begin(), work.slot.end(), 0u);
+  } else {
+    work.slot.assign(docs.size(), kBeyond);
+    std::vector<std::uint32_t> named;
+    for (const std::size_t k : which)
+      for (const std::uint32_t d : {pairs[k].a, pairs[k].b})
+        if (work.slot[d] == kBeyond) {
+          work.slot[d] = static_cast<std::uint32_t>(named.size());
+          named.push_back(d);
+          work.offsets.push_back(work.offsets.back() + docs[d].length);
+        }
+    work.chars.reset(new char[std::max<std::uint64_t>(work.offsets.back(), 1)]);
+    tbb::parallel_for(std::size_t{0}, named.size(), [&](std::size_t i) {
+      Document& doc = docs[named[i]];
+      char* at = work.chars.get() + work.offsets[i];
+      std::memcpy(at, doc.kept.data(), doc.length);
+      doc.packed = std::string_view(at, doc.length);
+      std::string().swap(doc.kept);
+    });
+  }
   std::vector<std::pair<std::uint64_t, std::size_t>> keys(which.size());  // (bytes, pair)
   tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t u) {
     keys[u] = {docs[pairs[which[u]].a].length + docs[pairs[which[u]].b].length, which[u]};
@@ -313,7 +333,8 @@ void verify_on_gpus(const GpuWork& work, const Candidates& pairs, const Limit& l
       text_pairs.push_back({work.slot[pairs[k].a], work.slot[pairs[k].b], *limit_of(pairs[k])});
     }
     const std::vector<std::uint32_t> distances =
-        distances_within_gpu(work.chars.get(), work.offsets, text_pairs, gpus[w], &ms[w]);
+        work.sent.empty() ? distances_within_gpu(work.chars.get(), work.offsets, text_pairs, gpus[w], &ms[w])
+                          : distances_within_gpu(*work.sent[w], text_pairs, &ms[w]);
     for (std::size_t u = 0; u < mine.size(); ++u)
       if (distances[u] != kBeyond) found(mine[u], distances[u]);
   });
@@ -360,6 +381,14 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   });
   if (cluster::size() > 1) share_signatures(docs, mine);
   s.signature_seconds = seconds_since(start);
+  start = Clock::now();
+  std::vector<int> gpus = options.devices;
+  if (gpus.empty() && options.device >= 0) gpus.push_back(options.device);
+  if (options.devices_when_signed) gpus = options.devices_when_signed();
+  s.device_wait_seconds = seconds_since(start);
+  // The documents go to the GPUs while the candidates are looked for.
+  std::future<std::vector<GpuTextsPtr>> sending;
+  if (!gpus.empty()) sending = std::async(std::launch::async, [&] { return send_documents(docs, gpus); });
 
   start = Clock::now();
   // The thesis's filter over every document; the guarantee's over those its kernels take,
@@ -373,8 +402,6 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   const Filter guarantee{&Document::by_length, PairRule{0, options.guaranteed_edits * ctph::kSignatureCharsPerEdit},
                          options.guaranteed_edits};
   // The candidates: a worker a GPU (or the CPU) in each rank, each its share of every group.
-  std::vector<int> gpus = options.devices;
-  if (gpus.empty() && options.device >= 0) gpus.push_back(options.device);
   const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
   std::vector<Candidates> found(parts.local);
   std::vector<double> ms(parts.local, 0);
@@ -464,7 +491,8 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
     }
   // The GPUs' documents packed before the cores start on theirs (packing takes every core).
   s.gpu_verify_seconds = s.gpu_verify_ms = s.cores_verify_seconds = 0;
-  const GpuWork work = gpu_pairs.empty() ? GpuWork{} : gpu_work(docs, pairs, gpu_pairs);
+  std::vector<GpuTextsPtr> sent = sending.valid() ? sending.get() : std::vector<GpuTextsPtr>{};
+  const GpuWork work = gpu_pairs.empty() ? GpuWork{} : gpu_work(docs, pairs, gpu_pairs, std::move(sent));
   s.pack_seconds = seconds_since(start);
   const auto packed = Clock::now();
   // Long pairs one a task (a range of them run by one thread would serialise the longest),

@@ -142,6 +142,23 @@ void expect_signature(const ctph::RateSignature& got, const ctph::RateSignature&
   EXPECT_EQ(got.doubled, want.doubled) << what;
 }
 
+// The library's rate and length signatures of `data` at `length`, alone and from one
+// pass, equal the plain reference.
+void expect_rate_signatures(const Bytes& data, std::size_t length, const std::string& where) {
+  const std::string what = where + ", length " + std::to_string(length);
+  std::uint32_t rate_level = 0;
+  while (rate_level + 1 < 31 && reference_pieces(data, rate_level).size() > length) ++rate_level;
+  std::uint32_t length_level = 0;
+  while (length_level + 1 < 31 && (ctph::kMinBlockSize << length_level) * length < data.size()) ++length_level;
+  const ctph::RateSignature want_rate = reference_signature(data, rate_level);
+  const ctph::RateSignature want_length = reference_signature(data, length_level);
+  expect_signature(ctph::rate_signature(data, length), want_rate, what + ", rate");
+  expect_signature(ctph::length_signature(data, length), want_length, what + ", by length");
+  const auto [rate, by_length] = ctph::rate_and_length_signatures(data, length, length);
+  expect_signature(rate, want_rate, what + ", rate from one pass");
+  expect_signature(by_length, want_length, what + ", by length from one pass");
+}
+
 // The rate signature (the smallest level whose pieces are at most max_length) and the
 // length signature (the smallest level with 3 * 2^level * target >= the length) equal the
 // plain reference: real files and slices of them, generated edge cases, repetitive text.
@@ -159,20 +176,8 @@ TEST(Ctph, RateSignaturesEqualThePlainReference) {
     documents.push_back(std::move(repeated));
   }
   for (const Bytes& data : documents)
-    for (const std::size_t length : {std::size_t{64}, std::size_t{20}}) {
-      const std::string what = std::to_string(data.size()) + " bytes, length " + std::to_string(length);
-      std::uint32_t rate_level = 0;
-      while (rate_level + 1 < 31 && reference_pieces(data, rate_level).size() > length) ++rate_level;
-      std::uint32_t length_level = 0;
-      while (length_level + 1 < 31 && (ctph::kMinBlockSize << length_level) * length < data.size()) ++length_level;
-      const ctph::RateSignature want_rate = reference_signature(data, rate_level);
-      const ctph::RateSignature want_length = reference_signature(data, length_level);
-      expect_signature(ctph::rate_signature(data, length), want_rate, what + ", rate");
-      expect_signature(ctph::length_signature(data, length), want_length, what + ", by length");
-      const auto [rate, by_length] = ctph::rate_and_length_signatures(data, length, length);
-      expect_signature(rate, want_rate, what + ", rate from one pass");
-      expect_signature(by_length, want_length, what + ", by length from one pass");
-    }
+    for (const std::size_t length : {std::size_t{64}, std::size_t{20}})
+      expect_rate_signatures(data, length, std::to_string(data.size()) + " bytes");
 }
 
 // The edit-rate pipeline's two signatures from one pass equal each computed alone: text
@@ -202,6 +207,31 @@ TEST(Ctph, RateAndLengthSignaturesTogetherEqualEachAlone) {
         ASSERT_EQ(by_length.doubled, want_length.doubled);
       }
   }
+}
+
+// The one pass computes eight positions' rolling hashes side by side in blocks of 256,
+// in 32 bits: a rolling hash of 2^32 - 1 (roll + 1 = 2^32, not a multiple of 3, which
+// wraps to 0 there) ends no piece, and windows across the blocks' edges and the
+// document's ends are the plain reference's.
+TEST(Ctph, RateSignaturesAtTheRollingHashsLargestValueAndAtBlockEdges) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const Bytes window = {3, 31, 31, 31, 31, 9, 12};  // rolls to 2^32 - 1 at its last byte
+  ctph::RollingHash roll;
+  std::uint32_t value = 0;
+  for (const unsigned char c : window) value = roll.update(c);
+  ASSERT_EQ(value, 0xFFFFFFFFu);
+  for (const std::size_t size : {std::size_t{7}, std::size_t{300}, std::size_t{3000}, std::size_t{20'000}})
+    for (const std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{248}, std::size_t{250}, std::size_t{253},
+                                 std::size_t{256}, std::size_t{2040}, std::size_t{19'993}}) {
+      if (at + window.size() > size) continue;
+      Bytes data(size);
+      for (auto& c : data) c = static_cast<unsigned char>(random.integer(0, 3) == 0 ? ' ' : 'a' + random.integer(0, 25));
+      for (std::size_t copy = at; copy + window.size() <= size; copy += 509)  // the window again and again
+        std::copy(window.begin(), window.end(), data.begin() + static_cast<std::ptrdiff_t>(copy));
+      for (const std::size_t length : {std::size_t{1}, std::size_t{20}, std::size_t{64}, std::size_t{100}})
+        expect_rate_signatures(data, length, std::to_string(size) + " bytes, the window at " + std::to_string(at));
+    }
 }
 
 TEST(Ctph, PiecewiseUpdatesGiveTheSameSignature) {

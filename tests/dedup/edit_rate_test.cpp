@@ -172,6 +172,25 @@ TEST(EditRate, RegressionOneEditInAPreprocessedHeader) {
   EXPECT_EQ(got[0].distance, 1u);
 }
 
+// A caller's GPUs are asked for once, when the documents are signed (here: none, the CPU).
+TEST(EditRate, DevicesAreAskedForOnceTheDocumentsAreSigned) {
+  test::Random random;
+  const test::TempDir dir;
+  const auto files = test::plant_near_duplicates(dir.path(), 20, random);
+  dedup::RateOptions options;
+  options.rate = 0.05;
+  const auto want = dedup::match_rates(files, options);
+  int asked = 0;
+  options.devices_when_signed = [&] {
+    ++asked;
+    return std::vector<int>{};
+  };
+  dedup::RateStats stats;
+  EXPECT_EQ(dedup::match_rates(files, options, &stats), want);
+  EXPECT_EQ(asked, 1);
+  EXPECT_GE(stats.device_wait_seconds, 0.0);
+}
+
 // A document too repetitive to sign at its length's block size is verified against every
 // document of a fitting length (up to the guaranteed edits).
 TEST(EditRate, UnsignableDocumentsMeetEveryDocument) {

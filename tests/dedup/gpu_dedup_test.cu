@@ -136,6 +136,12 @@ TEST(GpuDedup, EditRateEachKernelEqualsTheCpu) {
     options.kernel = kernel;
     EXPECT_EQ(dedup::match_rates(files, options), want) << static_cast<int>(kernel);
   }
+  // The GPU given once the documents are signed (as the command line starts it meanwhile).
+  options.device = -1;
+  options.devices_when_signed = [] { return std::vector<int>{0}; };
+  EXPECT_EQ(dedup::match_rates(files, options), want) << "the GPU given after the signatures";
+  options.devices_when_signed = nullptr;
+  options.device = 0;
   // Most documents beyond the memory budget: their pairs are verified on the cores.
   options.memory_budget = 4096;
   EXPECT_EQ(dedup::match_rates(files, options), want) << "documents read again";

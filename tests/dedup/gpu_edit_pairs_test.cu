@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,15 @@ std::pair<std::string, std::vector<std::uint64_t>> packed(const std::vector<std:
   return {chars, offsets};
 }
 
+// The same pairs with their texts sent to the GPU ahead (send_texts_to_gpu).
+std::vector<std::uint32_t> distances_of_sent(const std::vector<std::string>& texts,
+                                             const std::vector<dedup::TextPair>& pairs) {
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  const dedup::GpuTextsPtr sent = dedup::send_texts_to_gpu(views, 0);
+  EXPECT_NE(sent, nullptr);
+  return sent != nullptr ? dedup::distances_within_gpu(*sent, pairs) : std::vector<std::uint32_t>{};
+}
+
 // The verification kernels against the reference DP: texts of 0 to 3,000 bytes over 2 to
 // 256 letters, unrelated and edited copies (distances across the band's widths of 1 to 32
 // words), shared ends, every limit around the distance and far above the narrow bands (the
@@ -111,6 +121,7 @@ TEST(GpuVerify, DistancesEqualTheReference) {
   EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, &ms), want);
   EXPECT_GE(ms, 0.0);
   EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, nullptr, 8000), want) << "in chunks";
+  EXPECT_EQ(distances_of_sent(texts, pairs), want) << "texts sent ahead";
 }
 
 // The wide bands (limits past kGpuNarrowEdits) against the CPU's banded distance (itself
@@ -183,6 +194,33 @@ TEST(GpuVerify, WideBandsEqualTheCpu) {
   EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, &ms), want);
   EXPECT_GE(ms, 0.0);
   EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0, nullptr, 100000), want) << "in chunks";
+  EXPECT_EQ(distances_of_sent(texts, pairs), want) << "texts sent ahead";
+}
+
+// Texts sent ahead in many pinned buffers' worth (the copy gathers them, texts straddling
+// the buffers), empty ones among them: each text and an edited copy at their distances;
+// texts past the budget are not sent.
+TEST(GpuVerify, TextsSentAheadInManyPieces) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<std::string> texts;
+  std::vector<dedup::TextPair> pairs;
+  std::vector<std::uint32_t> want;
+  std::size_t bytes = 0;
+  while (bytes < (test::quick() ? 10u : 30u) << 20) {
+    const int length = random.integer(0, 4) == 0 ? 0 : random.integer(1, 200000);
+    texts.push_back(test::random_string(random, length, 64));
+    texts.push_back(test::edited(random, texts.back(), random.integer(0, 30), 64));
+    const auto i = static_cast<std::uint32_t>(texts.size() - 2);
+    const auto d = dedup::edit_distance_within(texts[i], texts[i + 1], 40);
+    pairs.push_back({i, i + 1, 40});
+    want.push_back(d ? *d : dedup::kBeyond);
+    bytes += texts[i].size() + texts[i + 1].size();
+  }
+  EXPECT_EQ(distances_of_sent(texts, pairs), want);
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  EXPECT_EQ(dedup::send_texts_to_gpu(views, 0, 1000), nullptr) << "past the budget";
 }
 
 }  // namespace

@@ -174,15 +174,21 @@ FoundList run_ssdeep(const DedupOptions& options, const Context& context,
   return found;
 }
 
-FoundList run_edit_rate(DedupOptions& options, const Context& context, const Inputs& in) {
+// The device is taken once the documents are signed (device_when_signed waits for it to
+// start, which overlaps the signatures) and set in `context`.
+FoundList run_edit_rate(DedupOptions& options, Context& context, const Inputs& in,
+                        const std::function<Device()>& device_when_signed) {
   if (in.documents.size() != in.names.size())
     throw UsageError("--mode edit-rate compares documents themselves, not ssdeep hash lists");
   if (options.kernel == "shared") options.rate.kernel = dedup::EditKernel::shared_rows;
   else if (options.kernel == "global") options.rate.kernel = dedup::EditKernel::global_rows;
   else if (options.kernel == "bits") options.rate.kernel = dedup::EditKernel::bit_parallel;
   else throw UsageError(fmt::format("--kernel {}: expected shared, global or bits", quote(options.kernel)));
-  options.rate.device = context.device.cuda ? context.device.index : -1;
-  options.rate.devices = context.device.cuda ? context.device.indices : std::vector<int>{};
+  options.rate.devices_when_signed = [&] {
+    context.device = device_when_signed();
+    if (!context.device.cuda) return std::vector<int>{};
+    return context.device.indices.empty() ? std::vector<int>{context.device.index} : context.device.indices;
+  };
   options.rate.memory_budget = context.memory_budget;
   dedup::RateStats stats;
   std::vector<dedup::RateMatch> matches;
@@ -191,12 +197,12 @@ FoundList run_edit_rate(DedupOptions& options, const Context& context, const Inp
     matches = dedup::match_rates(in.documents, options.rate, &stats, &progress);
   }
   if (context.timings)
-    note(fmt::format("timing: signatures {:.3f} s, candidate pairs {:.3f} s on {}{} ({} candidates, {} documents too repetitive to sign), "
-                     "verification {:.3f} s{}: {} pairs",
-                     stats.signature_seconds, stats.candidate_seconds, context.device.name,
+    note(fmt::format("timing: signatures {:.3f} s, then waited {:.3f} s for the device; candidate pairs {:.3f} s on {}{} "
+                     "({} candidates, {} documents too repetitive to sign), verification {:.3f} s{}: {} pairs",
+                     stats.signature_seconds, stats.device_wait_seconds, stats.candidate_seconds, context.device.name,
                      context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", stats.device_ms - stats.gpu_verify_ms) : "",
                      stats.candidates, stats.unsigned_documents, stats.verify_seconds,
-                     context.device.cuda ? fmt::format(" (documents packed for the GPU {:.3f} s, then the GPU {:.3f} s with {:.1f} ms "
+                     context.device.cuda ? fmt::format(" (documents ready for the GPU {:.3f} s, then the GPU {:.3f} s with {:.1f} ms "
                                                        "on the device, the cores {:.3f} s)",
                                                        stats.pack_seconds, stats.gpu_verify_seconds, stats.gpu_verify_ms,
                                                        stats.cores_verify_seconds)
@@ -277,8 +283,7 @@ int run_dedup(DedupOptions& options) {
                        seconds_since(prepare_start) - prepare_s));
     found = run_ssdeep(options, context, prepared);
   } else {
-    context.device = device_for_this_job();
-    found = run_edit_rate(options, context, in);
+    found = run_edit_rate(options, context, in, device_for_this_job);
   }
   // Written only once everything is found: a failure leaves no partial output file
   // (standard output receives the pairs a slice at a time).

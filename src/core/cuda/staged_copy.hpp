@@ -7,7 +7,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "core/cuda/memory.hpp"
@@ -27,8 +29,15 @@ class StagedCopy {
   // `host` has been read; the transfer may still run (synchronize `stream` before the
   // device memory is read elsewhere).
   void copy(void* device, const void* host, std::size_t bytes, cudaStream_t stream);
+  // The same for the pieces end to end (many small ones in a few transfers).
+  void copy_gathered(void* device, const std::vector<std::span<const std::byte>>& pieces, cudaStream_t stream);
 
  private:
+  // Bytes [0, bytes) to `device` a pinned buffer at a time; fill(staging, at, n) writes
+  // bytes [at, at + n) of the source into staging.
+  void stage(void* device, std::size_t bytes, cudaStream_t stream,
+             const std::function<void(std::byte* staging, std::size_t at, std::size_t n)>& fill);
+
   struct Piece {
     PinnedBuffer<std::byte> buffer;
     std::optional<Event> done;  // recorded after the transfer out of `buffer`

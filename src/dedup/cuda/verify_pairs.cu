@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -407,6 +409,109 @@ Chunk next_chunk(const char* chars, const std::vector<std::uint64_t>& offsets, c
 // The bytes of the wide kernel's tables at most, unless the memory is short.
 constexpr std::size_t kTableBudget = std::size_t{1} << 30;
 
+namespace {
+
+// The pairs' distances on the current device, their texts at `d_chars` (on the device,
+// written by work on `stream` or done before) with host_offsets; into host_out.
+void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& host_offsets, const TextPair* host_pairs,
+                      std::size_t count, std::uint32_t* host_out, const cuda::Stream& stream, double* device_ms) {
+  const cuda::Stream narrow_stream;
+  cuda::Event start(cudaEventDefault), stop(cudaEventDefault), narrow_stop(cudaEventDefault);
+  cuda::DeviceBuffer<unsigned> next(2);
+  // Each pair to the kernel of its limit, in the caller's order; the wide kernel's
+  // tables as long as its longest pattern.
+  std::vector<std::uint32_t> which(count);
+  std::size_t narrow = 0, wide = count;
+  std::uint64_t longest = 0;
+  for (std::size_t p = 0; p < count; ++p) {
+    const TextPair& pair = host_pairs[p];
+    const std::uint64_t la = host_offsets[pair.a + 1] - host_offsets[pair.a], lb = host_offsets[pair.b + 1] - host_offsets[pair.b];
+    if (pair.limit > kGpuNarrowEdits && gpu_band_edits(la, lb) > kGpuNarrowEdits) {
+      which[--wide] = static_cast<std::uint32_t>(p);
+      longest = std::max(longest, std::min(la, lb));
+    } else {
+      which[narrow++] = static_cast<std::uint32_t>(p);
+    }
+  }
+  std::reverse(which.begin() + static_cast<std::ptrdiff_t>(wide), which.end());
+  const std::size_t wide_count = count - wide;
+  // On the kernel's stream, so that the kernel follows the copies.
+  const auto upload = [&](auto* to, const auto* from, std::size_t n) {
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(*from), cudaMemcpyHostToDevice, stream.get()));
+  };
+  cuda::DeviceBuffer<std::uint64_t> d_offsets(host_offsets.size());
+  upload(d_offsets.get(), host_offsets.data(), host_offsets.size());
+  cuda::DeviceBuffer<TextPair> d_pairs(count);
+  upload(d_pairs.get(), host_pairs, count);
+  cuda::DeviceBuffer<std::uint32_t> d_which(count);
+  upload(d_which.get(), which.data(), count);
+  cuda::DeviceBuffer<std::uint32_t> d_out(count);
+  SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, 2 * sizeof(unsigned), stream.get()));
+  const Job job{d_chars, d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0};
+  // The wide pairs' kernel first, on the copies' stream, the narrow pairs' beside it on
+  // a stream that waits for the copies: the wide blocks then usually reach their
+  // multiprocessors before the narrow kernel's persistent grid fills them all (nothing
+  // guarantees it; were the narrow blocks first, the wide would wait for them).
+  cuda::DeviceBuffer<std::uint64_t> tables;
+  std::size_t wide_blocks = 0;
+  std::uint64_t row_words = 0;
+  if (wide_count > 0) {
+    row_words = (longest + 63) / 64 + 1;
+    const std::size_t slot_bytes = 256 * row_words * sizeof(std::uint64_t);
+    std::size_t free = 0, total = 0;
+    SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    // At most an eighth of the multiprocessors: the narrow pairs are most of the work.
+    const std::size_t per_block = kWideThreads / kWarp;
+    wide_blocks = std::max<std::size_t>(
+        1, std::min({(wide_count + per_block - 1) / per_block, std::size_t(std::max(cuda::sm_count() / 8, 1)),
+                     std::min(free / 4, kTableBudget) / (per_block * slot_bytes)}));
+    tables = cuda::DeviceBuffer<std::uint64_t>(wide_blocks * per_block * 256 * row_words);  // a slot every warp
+    SIMKIT_CUDA_CHECK(cudaMemsetAsync(tables.get(), 0, wide_blocks * per_block * slot_bytes, stream.get()));
+  }
+  start.record(stream.get());
+  if (wide_count > 0) {
+    Job wide_job = job;
+    wide_job.which += wide;
+    wide_job.count = static_cast<std::uint32_t>(wide_count);
+    wide_job.next += 1;
+    wide_job.tables = tables.get();
+    wide_job.row_words = row_words;
+    wide_kernel<<<static_cast<unsigned>(wide_blocks), kWideThreads, 0, stream.get()>>>(wide_job);
+    SIMKIT_CUDA_CHECK_LAUNCH();
+  }
+  stop.record(stream.get());
+  if (narrow > 0) {
+    int per_sm = 0;
+    SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, verify_kernel, kThreads, 0));
+    const std::size_t warps_wanted = (narrow + kThreads / kWarp - 1) / (kThreads / kWarp);
+    const auto blocks = static_cast<unsigned>(std::min<std::size_t>(warps_wanted, std::size_t(std::max(per_sm, 1)) * cuda::sm_count()));
+    Job narrow_job = job;
+    narrow_job.count = static_cast<std::uint32_t>(narrow);
+    SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(narrow_stream.get(), start.get()));
+    verify_kernel<<<blocks, kThreads, 0, narrow_stream.get()>>>(narrow_job);
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    narrow_stop.record(narrow_stream.get());
+    SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), narrow_stop.get()));
+  }
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_out, d_out.get(), count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                    stream.get()));
+  stream.sync();
+  if (device_ms != nullptr)
+    *device_ms += std::max(cuda::elapsed_ms(start, stop), narrow > 0 ? cuda::elapsed_ms(start, narrow_stop) : 0.0f);
+}
+
+// Host bytes to device memory on `stream`: through pinned buffers when there are many.
+void send(char* to, const char* from, std::size_t bytes, const cuda::Stream& stream) {
+  if (bytes >= kStagedBytes) {
+    cuda::StagedCopy copier;
+    copier.copy(to, from, bytes, stream.get());
+  } else if (bytes > 0) {
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream.get()));
+  }
+}
+
+}  // namespace
+
 std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::vector<std::uint64_t>& offsets,
                                                 const std::vector<TextPair>& pairs, int device, double* device_ms,
                                                 std::size_t text_budget) {
@@ -414,103 +519,16 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
   std::vector<std::uint32_t> out(pairs.size(), kBeyond);
   if (pairs.empty()) return out;
   const cuda::DeviceGuard guard(device);
-  const cuda::Stream stream, narrow_stream;
-  cuda::Event start(cudaEventDefault), stop(cudaEventDefault), narrow_stop(cudaEventDefault);
+  const cuda::Stream stream;
   const std::size_t budget = text_budget != 0 ? text_budget : automatic_budget();
-  const std::uint64_t all_bytes = offsets.back();
-  cuda::DeviceBuffer<unsigned> next(2);
   const auto run = [&](const char* host_chars, std::size_t bytes, const std::vector<std::uint64_t>& host_offsets,
                        const TextPair* host_pairs, std::size_t count, std::uint32_t* host_out) {
-    // Each pair to the kernel of its limit, in the caller's order; the wide kernel's
-    // tables as long as its longest pattern.
-    std::vector<std::uint32_t> which(count);
-    std::size_t narrow = 0, wide = count;
-    std::uint64_t longest = 0;
-    for (std::size_t p = 0; p < count; ++p) {
-      const TextPair& pair = host_pairs[p];
-      const std::uint64_t la = host_offsets[pair.a + 1] - host_offsets[pair.a], lb = host_offsets[pair.b + 1] - host_offsets[pair.b];
-      if (pair.limit > kGpuNarrowEdits && gpu_band_edits(la, lb) > kGpuNarrowEdits) {
-        which[--wide] = static_cast<std::uint32_t>(p);
-        longest = std::max(longest, std::min(la, lb));
-      } else {
-        which[narrow++] = static_cast<std::uint32_t>(p);
-      }
-    }
-    std::reverse(which.begin() + static_cast<std::ptrdiff_t>(wide), which.end());
-    const std::size_t wide_count = count - wide;
     cuda::DeviceBuffer<char> d_chars(std::max<std::size_t>(bytes, 1));
-    if (bytes >= kStagedBytes) {
-      cuda::StagedCopy copier;
-      copier.copy(d_chars.get(), host_chars, bytes, stream.get());
-    } else if (bytes > 0) {
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(d_chars.get(), host_chars, bytes, cudaMemcpyHostToDevice, stream.get()));
-    }
-    // On the kernel's stream, so that the kernel follows the copies.
-    const auto upload = [&](auto* to, const auto* from, std::size_t n) {
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(*from), cudaMemcpyHostToDevice, stream.get()));
-    };
-    cuda::DeviceBuffer<std::uint64_t> d_offsets(host_offsets.size());
-    upload(d_offsets.get(), host_offsets.data(), host_offsets.size());
-    cuda::DeviceBuffer<TextPair> d_pairs(count);
-    upload(d_pairs.get(), host_pairs, count);
-    cuda::DeviceBuffer<std::uint32_t> d_which(count);
-    upload(d_which.get(), which.data(), count);
-    cuda::DeviceBuffer<std::uint32_t> d_out(count);
-    SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, 2 * sizeof(unsigned), stream.get()));
-    const Job job{d_chars.get(), d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0};
-    // The wide pairs' kernel first, on the copies' stream, the narrow pairs' beside it on
-    // a stream that waits for the copies: the wide blocks then usually reach their
-    // multiprocessors before the narrow kernel's persistent grid fills them all (nothing
-    // guarantees it; were the narrow blocks first, the wide would wait for them).
-    cuda::DeviceBuffer<std::uint64_t> tables;
-    std::size_t wide_blocks = 0;
-    std::uint64_t row_words = 0;
-    if (wide_count > 0) {
-      row_words = (longest + 63) / 64 + 1;
-      const std::size_t slot_bytes = 256 * row_words * sizeof(std::uint64_t);
-      std::size_t free = 0, total = 0;
-      SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-      // At most an eighth of the multiprocessors: the narrow pairs are most of the work.
-      const std::size_t per_block = kWideThreads / kWarp;
-      wide_blocks = std::max<std::size_t>(
-          1, std::min({(wide_count + per_block - 1) / per_block, std::size_t(std::max(cuda::sm_count() / 8, 1)),
-                       std::min(free / 4, kTableBudget) / (per_block * slot_bytes)}));
-      tables = cuda::DeviceBuffer<std::uint64_t>(wide_blocks * per_block * 256 * row_words);  // a slot every warp
-      SIMKIT_CUDA_CHECK(cudaMemsetAsync(tables.get(), 0, wide_blocks * per_block * slot_bytes, stream.get()));
-    }
-    start.record(stream.get());
-    if (wide_count > 0) {
-      Job wide_job = job;
-      wide_job.which += wide;
-      wide_job.count = static_cast<std::uint32_t>(wide_count);
-      wide_job.next += 1;
-      wide_job.tables = tables.get();
-      wide_job.row_words = row_words;
-      wide_kernel<<<static_cast<unsigned>(wide_blocks), kWideThreads, 0, stream.get()>>>(wide_job);
-      SIMKIT_CUDA_CHECK_LAUNCH();
-    }
-    stop.record(stream.get());
-    if (narrow > 0) {
-      int per_sm = 0;
-      SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, verify_kernel, kThreads, 0));
-      const std::size_t warps_wanted = (narrow + kThreads / kWarp - 1) / (kThreads / kWarp);
-      const auto blocks = static_cast<unsigned>(std::min<std::size_t>(warps_wanted, std::size_t(std::max(per_sm, 1)) * cuda::sm_count()));
-      Job narrow_job = job;
-      narrow_job.count = static_cast<std::uint32_t>(narrow);
-      SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(narrow_stream.get(), start.get()));
-      verify_kernel<<<blocks, kThreads, 0, narrow_stream.get()>>>(narrow_job);
-      SIMKIT_CUDA_CHECK_LAUNCH();
-      narrow_stop.record(narrow_stream.get());
-      SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), narrow_stop.get()));
-    }
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(host_out, d_out.get(), count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
-                                      stream.get()));
-    stream.sync();
-    if (device_ms != nullptr)
-      *device_ms += std::max(cuda::elapsed_ms(start, stop), narrow > 0 ? cuda::elapsed_ms(start, narrow_stop) : 0.0f);
+    send(d_chars.get(), host_chars, bytes, stream);
+    verify_on_device(d_chars.get(), host_offsets, host_pairs, count, host_out, stream, device_ms);
   };
-  if (all_bytes <= budget) {
-    run(chars, all_bytes, offsets, pairs.data(), pairs.size(), out.data());
+  if (offsets.back() <= budget) {
+    run(chars, offsets.back(), offsets, pairs.data(), pairs.size(), out.data());
     return out;
   }
   // More text than the device holds at once: chunks of pairs, each with its own texts.
@@ -520,6 +538,45 @@ std::vector<std::uint32_t> distances_within_gpu(const char* chars, const std::ve
     run(chunk.chars.data(), chunk.chars.size(), chunk.offsets, chunk.pairs.data(), chunk.pairs.size(), out.data() + begin);
     begin += chunk.pairs.size();
   }
+  return out;
+}
+
+// Texts on a device, sent ahead of their pairs.
+struct GpuTexts {
+  int device = 0;
+  std::vector<std::uint64_t> offsets{0};
+  cuda::DeviceBuffer<char> chars;
+  cuda::Stream stream;  // the copies', then the verification's
+};
+
+void GpuTextsDeleter::operator()(GpuTexts* texts) const {
+  if (texts == nullptr) return;
+  const cuda::DeviceGuard guard(texts->device);
+  delete texts;
+}
+
+GpuTextsPtr send_texts_to_gpu(const std::vector<std::string_view>& texts, int device, std::size_t text_budget) {
+  const cuda::DeviceGuard guard(device);
+  GpuTextsPtr out(new GpuTexts);
+  out->device = device;
+  out->offsets.reserve(texts.size() + 1);
+  for (const std::string_view text : texts) out->offsets.push_back(out->offsets.back() + text.size());
+  if (out->offsets.back() > (text_budget != 0 ? text_budget : automatic_budget())) return nullptr;
+  out->chars = cuda::DeviceBuffer<char>(std::max<std::uint64_t>(out->offsets.back(), 1));
+  std::vector<std::span<const std::byte>> pieces(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) pieces[i] = std::as_bytes(std::span(texts[i].data(), texts[i].size()));
+  cuda::StagedCopy copier;
+  copier.copy_gathered(out->chars.get(), pieces, out->stream.get());
+  return out;
+}
+
+std::vector<std::uint32_t> distances_within_gpu(const GpuTexts& texts, const std::vector<TextPair>& pairs,
+                                                double* device_ms) {
+  if (device_ms != nullptr) *device_ms = 0;
+  std::vector<std::uint32_t> out(pairs.size(), kBeyond);
+  if (pairs.empty()) return out;
+  const cuda::DeviceGuard guard(texts.device);
+  verify_on_device(texts.chars.get(), texts.offsets, pairs.data(), pairs.size(), out.data(), texts.stream, device_ms);
   return out;
 }
 
