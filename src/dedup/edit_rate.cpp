@@ -401,21 +401,30 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   const Filter thesis{&Document::signature, PairRule{options.rate * options.candidate_factor, 0}, std::nullopt};
   const Filter guarantee{&Document::by_length, PairRule{0, options.guaranteed_edits * ctph::kSignatureCharsPerEdit},
                          options.guaranteed_edits};
-  // The candidates: a worker a GPU (or the CPU) in each rank, each its share of every group.
+  // The candidates: a worker a GPU (or the CPU) in each rank, each its share of every
+  // group; each worker's two filters at once, a thread each (on a GPU, a stream each: one
+  // filter's host work overlaps the other's kernels).
   const cluster::Parts parts = cluster::parts(gpus.empty() ? 1 : gpus.size());
-  std::vector<Candidates> found(parts.local);
-  std::vector<double> ms(parts.local, 0);
-  std::vector<std::uint64_t> scored(parts.local, 0);
-  run_parts(parts.local, [&](std::size_t w) {
+  const std::size_t filters = options.guaranteed_edits > 0 ? 2 : 1;
+  std::vector<Candidates> found(parts.local * filters);
+  std::vector<double> ms(parts.local * filters, 0);
+  std::vector<std::uint64_t> scored(parts.local * filters, 0);
+  run_parts(parts.local * filters, [&](std::size_t part) {
+    const std::size_t w = part / filters;
     const Share share{parts.first + w, parts.total};
     const int device = gpus.empty() ? -1 : gpus[w];
-    found[w] = signature_candidates(docs, every, options, thesis, device, share, &ms[w], scored[w]);
-    if (options.guaranteed_edits == 0) return;
-    for (const Candidates& more : {signature_candidates(docs, signable, options, guarantee, device, share, &ms[w], scored[w]),
-                                   unsignable_candidates(docs, unsigned_docs, options.rate, share)})
-      found[w].insert(found[w].end(), more.begin(), more.end());
+    if (part % filters == 0) {
+      found[part] = signature_candidates(docs, every, options, thesis, device, share, &ms[part], scored[part]);
+      return;
+    }
+    found[part] = signature_candidates(docs, signable, options, guarantee, device, share, &ms[part], scored[part]);
+    const Candidates more = unsignable_candidates(docs, unsigned_docs, options.rate, share);
+    found[part].insert(found[part].end(), more.begin(), more.end());
   });
-  s.device_ms = *std::max_element(ms.begin(), ms.end());
+  s.device_ms = 0;
+  for (std::size_t w = 0; w < parts.local; ++w)
+    s.device_ms = std::max(s.device_ms, std::accumulate(ms.begin() + static_cast<std::ptrdiff_t>(w * filters),
+                                                        ms.begin() + static_cast<std::ptrdiff_t>((w + 1) * filters), 0.0));
   s.signature_pairs = std::accumulate(scored.begin(), scored.end(), std::uint64_t{0});
   // Each pair once, its lower document first: both filters may find it (verified as the
   // thesis's then). (Two ranks may both hold a pair, one from each filter: the results are

@@ -111,6 +111,14 @@ class PinnedBuffer {
 class Stream {
  public:
   Stream() { SIMKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  // A stream whose kernels' blocks the device schedules before those of ordinary streams
+  // waiting beside them (the device's greatest priority).
+  struct Urgent {};
+  explicit Stream(Urgent) {
+    int least = 0, greatest = 0;
+    SIMKIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    SIMKIT_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
+  }
   ~Stream() {
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }

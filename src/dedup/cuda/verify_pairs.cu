@@ -7,7 +7,7 @@
 // more (Ukkonen's doubling: most pairs verified are far closer than their limit).
 // - Limits up to kGpuNarrowEdits (verify_kernel): up to 32 words, lane w holding word w,
 //   the match masks made by ballots over the pattern's bytes (2 a word a character).
-// - Wider limits (wide_kernel, launched first, the other beside it): up to 512 words,
+// - Wider limits (wide_kernel, on a stream of the greatest priority, the other beside it): up to 512 words,
 //   16 a lane; the masks read from a table of the pattern's (each warp a slot of 256
 //   character rows), since ballots would cost 64 a lane a character at that width. Its
 //   bands: one word, then 64 and doubling.
@@ -415,7 +415,7 @@ namespace {
 // written by work on `stream` or done before) with host_offsets; into host_out.
 void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& host_offsets, const TextPair* host_pairs,
                       std::size_t count, std::uint32_t* host_out, const cuda::Stream& stream, double* device_ms) {
-  const cuda::Stream narrow_stream;
+  const cuda::Stream wide_stream{cuda::Stream::Urgent{}}, narrow_stream;
   cuda::Event start(cudaEventDefault), stop(cudaEventDefault), narrow_stop(cudaEventDefault);
   cuda::DeviceBuffer<unsigned> next(2);
   // Each pair to the kernel of its limit, in the caller's order; the wide kernel's
@@ -448,10 +448,11 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
   cuda::DeviceBuffer<std::uint32_t> d_out(count);
   SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, 2 * sizeof(unsigned), stream.get()));
   const Job job{d_chars, d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0};
-  // The wide pairs' kernel first, on the copies' stream, the narrow pairs' beside it on
-  // a stream that waits for the copies: the wide blocks then usually reach their
-  // multiprocessors before the narrow kernel's persistent grid fills them all (nothing
-  // guarantees it; were the narrow blocks first, the wide would wait for them).
+  // The wide pairs' kernel on a stream of the greatest priority, the narrow pairs' beside
+  // it, both once the copies are done: the device then places the wide blocks first (each
+  // needs a whole multiprocessor's registers) before the narrow kernel's persistent grid
+  // fills the rest (were the narrow blocks first, the wide would wait for them: in calls
+  // 78-86, before the priority, the kernels took 122 ms or 140 ms as the order went).
   cuda::DeviceBuffer<std::uint64_t> tables;
   std::size_t wide_blocks = 0;
   std::uint64_t row_words = 0;
@@ -460,26 +461,30 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
     const std::size_t slot_bytes = 256 * row_words * sizeof(std::uint64_t);
     std::size_t free = 0, total = 0;
     SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    // At most an eighth of the multiprocessors: the narrow pairs are most of the work.
+    // At most a quarter of the multiprocessors: the narrow pairs are most of the work (at
+    // 20,000 Boost headers on an H200, a quarter gave the kernels 118-119 ms, a sixth
+    // 127 ms, an eighth 122-132 ms: bench/results/dedup.md).
     const std::size_t per_block = kWideThreads / kWarp;
     wide_blocks = std::max<std::size_t>(
-        1, std::min({(wide_count + per_block - 1) / per_block, std::size_t(std::max(cuda::sm_count() / 8, 1)),
+        1, std::min({(wide_count + per_block - 1) / per_block, std::size_t(std::max(cuda::sm_count() / 4, 1)),
                      std::min(free / 4, kTableBudget) / (per_block * slot_bytes)}));
     tables = cuda::DeviceBuffer<std::uint64_t>(wide_blocks * per_block * 256 * row_words);  // a slot every warp
     SIMKIT_CUDA_CHECK(cudaMemsetAsync(tables.get(), 0, wide_blocks * per_block * slot_bytes, stream.get()));
   }
   start.record(stream.get());
   if (wide_count > 0) {
+    SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(wide_stream.get(), start.get()));
     Job wide_job = job;
     wide_job.which += wide;
     wide_job.count = static_cast<std::uint32_t>(wide_count);
     wide_job.next += 1;
     wide_job.tables = tables.get();
     wide_job.row_words = row_words;
-    wide_kernel<<<static_cast<unsigned>(wide_blocks), kWideThreads, 0, stream.get()>>>(wide_job);
+    wide_kernel<<<static_cast<unsigned>(wide_blocks), kWideThreads, 0, wide_stream.get()>>>(wide_job);
     SIMKIT_CUDA_CHECK_LAUNCH();
+    stop.record(wide_stream.get());
+    SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), stop.get()));
   }
-  stop.record(stream.get());
   if (narrow > 0) {
     int per_sm = 0;
     SIMKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, verify_kernel, kThreads, 0));
@@ -497,7 +502,8 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
                                     stream.get()));
   stream.sync();
   if (device_ms != nullptr)
-    *device_ms += std::max(cuda::elapsed_ms(start, stop), narrow > 0 ? cuda::elapsed_ms(start, narrow_stop) : 0.0f);
+    *device_ms += std::max(wide_count > 0 ? cuda::elapsed_ms(start, stop) : 0.0f,
+                           narrow > 0 ? cuda::elapsed_ms(start, narrow_stop) : 0.0f);
 }
 
 // Host bytes to device memory on `stream`: through pinned buffers when there are many.

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Call 86 (2026-11-29, 1 x H200): the final code: call 85's new build (the two candidate
+# filters at once) with the wide verification kernel on at most a quarter of the
+# multiprocessors. Before: call 84's new build (c84/, commit a4f78c7). The dedup tests;
+# compute-sanitizer memcheck of the verification and GPU pipeline tests (quick shapes);
+# the pipeline at 20,000 documents, before and final alternated three times; whole
+# commands on the GPU alternated three times and on the CPU once each; outputs compared.
+set -u
+out=$1
+mkdir -p $out
+. scripts/gpu-env.sh
+tar -C .gpu -xJf .gpu/xp85.tar.xz
+timeout 300 $st/bin/simkit_dedup_tests > $out/dedup_tests.log 2>&1
+echo "simkit_dedup_tests: exit $? $(grep -c '^\[       OK' $out/dedup_tests.log) passed $(grep -c '^\[  SKIPPED \] .*(' $out/dedup_tests.log) skipped $(grep -c '^\[  FAILED  \] .*(' $out/dedup_tests.log) failed"
+grep -A6 ': Failure$' $out/dedup_tests.log | head -30
+SIMKIT_TEST_QUICK=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $st/bin/simkit_dedup_tests \
+  --gtest_filter='GpuVerify.*:GpuDedup.EditRate*' > $out/memcheck.log 2>&1
+echo "memcheck GpuVerify.*:GpuDedup.EditRate* (quick): exit $? $(grep -E 'ERROR SUMMARY' $out/memcheck.log | tail -1)"
+data=$(mktemp -d)
+tar -C "$data" -xJf .gpu/boost.tar.xz
+b="--docs $data/boost --sizes 20000 --scratch $data/copies --kernel-strings 500 --device cuda --no-cpu-pipeline --reps 3"
+for r in 1 2 3; do
+  timeout 100 .gpu/c84/simkit_bench_dedup $b > $out/bench_before_$r.log 2>&1
+  timeout 100 $st/bin/simkit_bench_dedup $b > $out/bench_final_$r.log 2>&1
+  for w in before final; do
+    echo "bench $w $r: $(grep 'bench: edit rate' $out/bench_${w}_$r.log | grep -o '"gpu_stages_s":\[[^]]*\]\|"gpu_wall_s":[0-9.]*\|"gpu_verify_detail":{[^}]*}\|"pairs_found":[0-9]*' | tr '\n' ' ')"
+  done
+done
+run() {  # NAME BIN DEVICE
+  local start=$(date +%s.%N)
+  timeout 120 $2 dedup --mode edit-rate "$data/boost" "$data/copies" --device $3 --timings --quiet -o "$data/$1.tsv" 2> $out/$1.log
+  local s=$?
+  echo "$1: $(awk "BEGIN {printf \"%.3f\", $(date +%s.%N) - $start}") s exit $s; $(grep -h timing $out/$1.log | sed 's/^simkit: timing: //' | tr '\n' '|' | cut -c1-520)"
+}
+for r in 1 2 3; do
+  run before_cuda_$r .gpu/c84/simkit cuda
+  run final_cuda_$r $st/bin/simkit cuda
+done
+run before_cpu .gpu/c84/simkit cpu
+run final_cpu $st/bin/simkit cpu
+for f in final_cuda_1 before_cuda_2 final_cuda_2 before_cuda_3 final_cuda_3 before_cpu final_cpu; do
+  cmp -s "$data/before_cuda_1.tsv" "$data/$f.tsv" && echo "$f equal ($(wc -l < $data/$f.tsv) lines)" || echo "$f DIFFERS"
+done
