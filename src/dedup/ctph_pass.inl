@@ -46,7 +46,22 @@ void pass(std::span<const unsigned char> data, Pieces& out) {
   PieceHashes h = kPieceInit + PieceHashes{};
   PieceHashes lane{};  // each lane's level above lo
   for (std::uint16_t i = 0; i < kLanes; ++i) lane[i] = i;
-  Lanes count[kCounted] = {}, latest[kCounted] = {};  // levels below kCounted, per lane
+  // Levels below kCounted: boundaries and the last one's end, per lane within a segment of
+  // positions (32-bit lanes, for documents of any size), added to the totals at each
+  // segment's end. (64 KiB: documents past it, common in the tests, cross segments; the
+  // sums cost a few dozen additions a segment.)
+  constexpr std::size_t kSegment = std::size_t{1} << 16;
+  Lanes count[kCounted] = {}, latest[kCounted] = {};
+  std::uint64_t counted[kCounted] = {}, counted_last[kCounted] = {};
+  const auto end_segment = [&](std::size_t segment) {
+    for (std::uint32_t i = 0; i < kCounted; ++i) {
+      for (std::size_t l = 0; l < 8; ++l) {
+        counted[i] += count[i][l];
+        if (latest[i][l] != 0) counted_last[i] = std::max<std::uint64_t>(counted_last[i], segment + latest[i][l]);
+      }
+      count[i] = latest[i] = Lanes{};
+    }
+  };
   std::uint64_t ended[kBlockSizes + 1] = {}, ended_at[kBlockSizes + 1] = {};  // by levels ended
   const unsigned char* bytes = data.data();
   const std::size_t n = data.size();
@@ -55,6 +70,7 @@ void pass(std::span<const unsigned char> data, Pieces& out) {
   // zeros (no byte comes before the first; the lanes past the last are not used).
   unsigned char edge[6 + kBlock + 8];
   for (std::size_t b = 0; b < n; b += kBlock) {
+    if (b % kSegment == 0 && b > 0) end_segment(b - kSegment);
     const std::size_t m = std::min(kBlock, n - b);
     const unsigned char* at = bytes + b;
     if (b < 6 || b + kBlock + 1 > n) {
@@ -63,7 +79,7 @@ void pass(std::span<const unsigned char> data, Pieces& out) {
       std::memcpy(edge + 6 - before, bytes + b - before, before + m);
       at = edge + 6;
     }
-    Lanes position = Lanes{1, 2, 3, 4, 5, 6, 7, 8} + static_cast<std::uint32_t>(b);  // one past each
+    Lanes position = Lanes{1, 2, 3, 4, 5, 6, 7, 8} + static_cast<std::uint32_t>(b % kSegment);  // one past each
     for (std::size_t k = 0; k < m; k += 8, position += 8) {
       Lanes levels;
       levels_ended(at + k, levels);
@@ -97,13 +113,8 @@ void pass(std::span<const unsigned char> data, Pieces& out) {
     out.boundaries[i] = above;
     out.last[i] = above_last;
   }
-  for (std::uint32_t i = 0; i < kCounted; ++i) {
-    out.boundaries[i] = out.last[i] = 0;
-    for (std::size_t l = 0; l < 8; ++l) {
-      out.boundaries[i] += count[i][l];
-      out.last[i] = std::max<std::uint64_t>(out.last[i], latest[i][l]);
-    }
-  }
+  end_segment(n == 0 ? 0 : (n - 1) / kSegment * kSegment);
+  for (std::uint32_t i = 0; i < kCounted; ++i) out.boundaries[i] = counted[i], out.last[i] = counted_last[i];
   // The open tail is a piece too.
   for (std::uint32_t i = 0; i < N; ++i)
     if (out.last[lo + i] < n) out.texts[i] += kBase64[h[i] % 64];

@@ -211,8 +211,8 @@ TEST(Ctph, RateAndLengthSignaturesTogetherEqualEachAlone) {
 
 // The one pass computes eight positions' rolling hashes side by side in blocks of 256,
 // in 32 bits: a rolling hash of 2^32 - 1 (roll + 1 = 2^32, not a multiple of 3, which
-// wraps to 0 there) ends no piece, and windows across the blocks' edges and the
-// document's ends are the plain reference's.
+// wraps to 0 there) ends no piece, and windows across the blocks' and segments' edges
+// and the document's ends are the plain reference's.
 TEST(Ctph, RateSignaturesAtTheRollingHashsLargestValueAndAtBlockEdges) {
   test::Random random;
   SCOPED_TRACE(random.seed());
@@ -221,7 +221,9 @@ TEST(Ctph, RateSignaturesAtTheRollingHashsLargestValueAndAtBlockEdges) {
   std::uint32_t value = 0;
   for (const unsigned char c : window) value = roll.update(c);
   ASSERT_EQ(value, 0xFFFFFFFFu);
-  for (const std::size_t size : {std::size_t{7}, std::size_t{300}, std::size_t{3000}, std::size_t{20'000}})
+  // (65,536 bytes: the pass sums its lanes' counts every 64 KiB.)
+  for (const std::size_t size : {std::size_t{7}, std::size_t{300}, std::size_t{3000}, std::size_t{20'000},
+                                 std::size_t{65'536}, std::size_t{65'537}, std::size_t{140'000}})
     for (const std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{248}, std::size_t{250}, std::size_t{253},
                                  std::size_t{256}, std::size_t{2040}, std::size_t{19'993}}) {
       if (at + window.size() > size) continue;
@@ -232,6 +234,46 @@ TEST(Ctph, RateSignaturesAtTheRollingHashsLargestValueAndAtBlockEdges) {
       for (const std::size_t length : {std::size_t{1}, std::size_t{20}, std::size_t{64}, std::size_t{100}})
         expect_rate_signatures(data, length, std::to_string(size) + " bytes, the window at " + std::to_string(at));
     }
+}
+
+// A long document with few pieces at the smallest block sizes (text repeated where the
+// rolling hash ends none, a few random bursts far apart, its last byte ending one): the
+// pass's counts of those pieces and the end of the last one, summed over its 64 KiB
+// segments, choose the rate level as the plain reference does, with the length limit at
+// each small level's exact count.
+TEST(Ctph, RateLevelsOfLongDocumentsWithFewSmallPieces) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const auto ends_a_piece = [](const Bytes& data) {
+    ctph::RollingHash roll;
+    std::uint64_t value = 0, ends = 0;
+    for (const unsigned char c : data) {
+      value = roll.update(c);
+      ends += (value + 1) % ctph::kMinBlockSize == 0;
+    }
+    return std::pair{ends, (value + 1) % ctph::kMinBlockSize == 0};
+  };
+  Bytes unit;  // repeated, it ends no piece: the first such letter or pair of letters
+  for (int code = 0; code < 26 * 27 && unit.empty(); ++code) {
+    Bytes candidate = {static_cast<unsigned char>('a' + code % 26)};
+    if (code >= 26) candidate.push_back(static_cast<unsigned char>('a' + code / 26 - 1));
+    Bytes repeated;
+    for (int k = 0; k < 200; ++k) repeated.insert(repeated.end(), candidate.begin(), candidate.end());
+    if (ends_a_piece(repeated).first == 0) unit = candidate;
+  }
+  ASSERT_FALSE(unit.empty());
+  for (int trial = 0; trial < 4; ++trial) {
+    Bytes data;
+    while (data.size() < 200'000) {
+      if (random.integer(0, 2000) == 0)
+        for (int k = 0; k < 12; ++k) data.push_back(static_cast<unsigned char>(random.integer(0, 255)));
+      data.insert(data.end(), unit.begin(), unit.end());
+    }
+    while (!ends_a_piece(data).second) data.push_back(static_cast<unsigned char>(random.integer(0, 255)));
+    for (std::uint32_t level = 0; level < 4; ++level)
+      expect_rate_signatures(data, std::max<std::size_t>(reference_pieces(data, level).size(), 1),
+                             std::to_string(data.size()) + " bytes, few pieces, level " + std::to_string(level));
+  }
 }
 
 TEST(Ctph, PiecewiseUpdatesGiveTheSameSignature) {
