@@ -123,8 +123,9 @@ struct RateStats {
   double device_wait_seconds = 0;  // after the signatures, for devices_when_signed
   double device_ms = 0;  // every stage's kernels
   // Within the verification (with GPUs): the pairs chosen and their documents made ready
-  // (the documents sent during the candidates waited for, or packed), then the GPUs' part (wall, and their kernels: the slowest GPU's, kernels side by
-  // side counted once) beside the cores' (both from the packing's end).
+  // (those sent during the candidates waited for, or packed), then the GPUs' part (wall,
+  // and their kernels: the slowest GPU's, kernels side by side counted once) beside the
+  // cores' (both from the documents' being ready).
   double pack_seconds = 0, gpu_verify_seconds = 0, gpu_verify_ms = 0, cores_verify_seconds = 0;
 };
 // Pairs sorted by (a, b). Throws InputError naming a file that cannot be read.

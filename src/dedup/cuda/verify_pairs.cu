@@ -462,8 +462,8 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
     std::size_t free = 0, total = 0;
     SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     // At most a quarter of the multiprocessors: the narrow pairs are most of the work (at
-    // 20,000 Boost headers on an H200, a quarter gave the kernels 118-119 ms, a sixth
-    // 127 ms, an eighth 122-132 ms: bench/results/dedup.md).
+    // 20,000 Boost headers on H200 hosts, calls 85-88: a quarter 118-127 ms of kernels,
+    // an eighth 122-132 ms in the same calls, a sixth 127 ms: bench/results/dedup.md).
     const std::size_t per_block = kWideThreads / kWarp;
     wide_blocks = std::max<std::size_t>(
         1, std::min({(wide_count + per_block - 1) / per_block, std::size_t(std::max(cuda::sm_count() / 4, 1)),
