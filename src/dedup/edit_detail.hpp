@@ -84,7 +84,11 @@ constexpr std::uint32_t word_carries(std::uint32_t generate, std::uint32_t propa
   return (either + generate) ^ either ^ generate;
 }
 
-// Throws InputError naming the first string longer than kMaxPairString.
-void check_pair_strings(const StringSet& strings);
+// Throws InputError naming the first string longer than kMaxPairString, UsageError for a
+// block outside the strings or a triangle that is not square.
+void check_pair_blocks(const StringSet& strings, const std::vector<PairBlock>& blocks);
+
+// Pairs in order of (a, b), as edit_pairs_cpu and edit_pairs_gpu return them.
+void sort_pairs(std::vector<EditPair>& pairs);
 
 }  // namespace simkit::dedup::detail

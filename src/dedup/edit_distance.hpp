@@ -71,6 +71,9 @@ struct StringSet {
     chars.append(s);
     offsets.push_back(static_cast<std::uint32_t>(chars.size()));
   }
+  void add(const StringSet& more) {
+    for (std::size_t i = 0; i < more.size(); ++i) add(more[i]);
+  }
 };
 
 // The longest string the all-pairs kernels take.
@@ -85,17 +88,37 @@ struct EditPair {
 // EditKernel (simkit/dedup.hpp): which GPU kernel edit_pairs_gpu runs.
 const char* kernel_name(EditKernel kernel);
 
-// Every pair (i, j), i in xs and j in ys, whose edit distance passes `rule`, sorted by
-// (a, b). With `triangle`, xs and ys must be the same set and only
-// pairs i < j count. Strings longer than kMaxPairString: InputError. CPU: all cores.
-std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule);
+// Pairs of one StringSet's strings to score: rows [x, x + rows) against columns
+// [y, y + columns). With `triangle` (then x == y and rows == columns) only each row's later
+// columns: the pairs i < j of the rows among themselves.
+struct PairBlock {
+  std::uint32_t x = 0, rows = 0, y = 0, columns = 0;
+  bool triangle = false;
+  std::uint64_t pairs() const {
+    return triangle ? std::uint64_t{rows} * (rows > 0 ? rows - 1 : 0) / 2 : std::uint64_t{rows} * columns;
+  }
+};
 
-// The same on CUDA device `device` with the kernel chosen; the same pairs as the CPU, in
-// the same order unless `order` is as_found (the kernels' order, which varies: sorting a
-// million pairs on one thread costs more than finding them). Rows are processed in
-// batches so that any number of pairs fits. `device_ms`, when given, receives the
-// kernels' time (device events). A CPU-only build throws Failure.
+// Every pair of every block whose edit distance passes `rule` (a and b index `strings`),
+// sorted by (a, b); a pair in two blocks comes twice. Strings longer than kMaxPairString:
+// InputError; a block outside the strings, or a triangle that is not square: UsageError.
+// CPU: all cores.
+std::vector<EditPair> edit_pairs_cpu(const StringSet& strings, const std::vector<PairBlock>& blocks, PairRule rule);
+
+// The same on CUDA device `device` with the kernel chosen, every block in one launch (a
+// caller with many small blocks pays one upload, launch and wait, not one a block); the
+// same pairs as the CPU, in the same order unless `order` is as_found (the kernels'
+// order, which varies: sorting a million pairs on one thread costs more than finding
+// them). `device_ms`, when given, receives the kernels' time (device events). A CPU-only
+// build throws Failure.
 enum class PairOrder { sorted, as_found };
+std::vector<EditPair> edit_pairs_gpu(const StringSet& strings, const std::vector<PairBlock>& blocks, PairRule rule,
+                                     EditKernel kernel, int device, double* device_ms = nullptr,
+                                     PairOrder order = PairOrder::sorted);
+
+// Every pair (i, j), i in xs and j in ys, that passes `rule` (a indexes xs, b ys), as
+// above. With `triangle`, ys must be xs and only pairs i < j count.
+std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule);
 std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule,
                                      EditKernel kernel, int device, double* device_ms = nullptr,
                                      PairOrder order = PairOrder::sorted);

@@ -180,32 +180,59 @@ void trim_common(std::string_view& a, std::string_view& b) {
   b.remove_suffix(suffix);
 }
 
-// Every pair of row i of xs that passes `rule`, in order of b, appended to `out`.
-void pairs_of_row(const StringSet& xs, const StringSet& ys, std::size_t i, bool triangle, PairRule rule,
+// Every pair of row r of `block` that passes `rule`, in order of b, appended to `out`.
+void pairs_of_row(const StringSet& strings, const PairBlock& block, std::uint32_t r, PairRule rule,
                   std::vector<EditPair>& out) {
-  const std::string_view x = xs[i];
+  const std::uint32_t a = block.x + r;
+  const std::string_view x = strings[a];
   with_masks(x, [&](PatternMasks& masks) {
     std::array<Block, detail::kMaxPairWords> blocks;
-    for (std::size_t j = triangle ? i + 1 : 0; j < ys.size(); ++j) {
-      const std::string_view y = ys[j];
+    for (std::uint32_t j = block.triangle ? r + 1 : 0; j < block.columns; ++j) {
+      const std::string_view y = strings[block.y + j];
       if (!rule.lengths_can_pass(x.size(), y.size())) continue;
       const std::int64_t whole = static_cast<std::int64_t>(std::max(x.size(), y.size()));
       const auto d = static_cast<std::uint32_t>(banded_distance(masks, y, whole, blocks.data()));
-      if (rule.passes(d, x.size(), y.size()))
-        out.push_back(EditPair{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), d});
+      if (rule.passes(d, x.size(), y.size())) out.push_back(EditPair{a, block.y + j, d});
     }
   });
+}
+
+// xs against ys as one set: ys after xs unless they are the same; the pairs' b then
+// counted from ys' first again.
+template <typename Score>
+std::vector<EditPair> pairs_of_two_sets(const StringSet& xs, const StringSet& ys, bool triangle, Score score) {
+  const auto nx = static_cast<std::uint32_t>(xs.size()), ny = static_cast<std::uint32_t>(ys.size());
+  if (triangle && &xs != &ys) throw UsageError("the pairs of a triangle come from one set of strings");
+  if (&xs == &ys) return score(xs, std::vector<PairBlock>{{0, nx, 0, nx, triangle}});
+  StringSet both = xs;
+  both.add(ys);
+  std::vector<EditPair> pairs = score(both, std::vector<PairBlock>{{0, nx, nx, ny, false}});
+  for (EditPair& p : pairs) p.b -= nx;
+  return pairs;
 }
 
 }  // namespace
 
 namespace detail {
 
-void check_pair_strings(const StringSet& strings) {
+void check_pair_blocks(const StringSet& strings, const std::vector<PairBlock>& blocks) {
   for (std::size_t i = 0; i < strings.size(); ++i)
     if (strings[i].size() > kMaxPairString)
       throw InputError({}, fmt::format("string {} is {} bytes long; edit-distance pairs take strings of at most {}",
                                        i, strings[i].size(), kMaxPairString));
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const PairBlock& b = blocks[k];
+    if (std::uint64_t{b.x} + b.rows > strings.size() || std::uint64_t{b.y} + b.columns > strings.size())
+      throw UsageError(fmt::format("pair block {} (rows {}+{}, columns {}+{}) reaches past the {} strings", k, b.x,
+                                   b.rows, b.y, b.columns, strings.size()));
+    if (b.triangle && (b.x != b.y || b.rows != b.columns))
+      throw UsageError(fmt::format("pair block {} is a triangle of rows {}+{} and columns {}+{}: they must be the same",
+                                   k, b.x, b.rows, b.y, b.columns));
+  }
+}
+
+void sort_pairs(std::vector<EditPair>& pairs) {
+  std::sort(pairs.begin(), pairs.end(), [](const EditPair& p, const EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
 }
 
 }  // namespace detail
@@ -338,16 +365,33 @@ const char* kernel_name(EditKernel kernel) {
   return "unknown";
 }
 
-std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule) {
-  detail::check_pair_strings(xs);
-  detail::check_pair_strings(ys);
+std::vector<EditPair> edit_pairs_cpu(const StringSet& strings, const std::vector<PairBlock>& blocks, PairRule rule) {
+  detail::check_pair_blocks(strings, blocks);
+  // Every block's rows numbered one after another, a task a row.
+  std::vector<std::uint64_t> first_row(blocks.size() + 1, 0);
+  for (std::size_t k = 0; k < blocks.size(); ++k) first_row[k + 1] = first_row[k] + blocks[k].rows;
   tbb::enumerable_thread_specific<std::vector<EditPair>> found;
-  tbb::parallel_for(std::size_t{0}, xs.size(),
-                    [&](std::size_t i) { pairs_of_row(xs, ys, i, triangle, rule, found.local()); });
+  tbb::parallel_for(std::uint64_t{0}, first_row.back(), [&](std::uint64_t row) {
+    const auto k = static_cast<std::size_t>(std::upper_bound(first_row.begin(), first_row.end(), row) - first_row.begin() - 1);
+    pairs_of_row(strings, blocks[k], static_cast<std::uint32_t>(row - first_row[k]), rule, found.local());
+  });
   std::vector<EditPair> all;
   for (auto& part : found) all.insert(all.end(), part.begin(), part.end());
-  std::sort(all.begin(), all.end(), [](const EditPair& p, const EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  detail::sort_pairs(all);
   return all;
+}
+
+std::vector<EditPair> edit_pairs_cpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule) {
+  return pairs_of_two_sets(xs, ys, triangle, [&](const StringSet& strings, const std::vector<PairBlock>& blocks) {
+    return edit_pairs_cpu(strings, blocks, rule);
+  });
+}
+
+std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule,
+                                     EditKernel kernel, int device, double* device_ms, PairOrder order) {
+  return pairs_of_two_sets(xs, ys, triangle, [&](const StringSet& strings, const std::vector<PairBlock>& blocks) {
+    return edit_pairs_gpu(strings, blocks, rule, kernel, device, device_ms, order);
+  });
 }
 
 }  // namespace simkit::dedup

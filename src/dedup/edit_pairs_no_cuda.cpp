@@ -4,7 +4,8 @@
 
 namespace simkit::dedup {
 
-std::vector<EditPair> edit_pairs_gpu(const StringSet&, const StringSet&, bool, PairRule, EditKernel, int, double*, PairOrder) {
+std::vector<EditPair> edit_pairs_gpu(const StringSet&, const std::vector<PairBlock>&, PairRule, EditKernel, int, double*,
+                                     PairOrder) {
   throw Failure("this simkit was built without CUDA");
 }
 

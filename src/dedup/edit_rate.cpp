@@ -122,41 +122,20 @@ Candidates signature_candidates(const std::vector<Document>& docs, const std::ve
                                           [&](std::uint32_t i) { return static_cast<double>(length_of(i)) <= high; });
     return std::pair{static_cast<std::uint32_t>(begin - order.begin()), static_cast<std::uint32_t>(end - order.begin())};
   };
-  Candidates out;
-  // Strings of group positions [begin, end): texts, or the doubled signatures.
-  const auto strings = [&](std::uint32_t begin, std::uint32_t end, bool doubled) {
-    StringSet set;
-    for (std::uint32_t k = begin; k < end; ++k) {
-      const ctph::RateSignature& s = docs[doc_at(k)].*filter.signature;
-      set.add(doubled ? s.doubled : s.text);
-    }
-    return set;
-  };
-  // The pairs of xs (group positions from x0) and ys (from y0) the filter keeps.
-  const auto meet = [&](const StringSet& xs, std::uint32_t x0, const StringSet& ys, std::uint32_t y0, bool triangle) {
-    scored += triangle ? std::uint64_t{xs.size()} * (xs.size() - 1) / 2 : std::uint64_t{xs.size()} * ys.size();
-    double ms = 0;
-    const std::vector<EditPair> pairs =
-        device >= 0 ? edit_pairs_gpu(xs, ys, triangle, filter.rule, options.kernel, device, &ms, PairOrder::as_found)
-                    : edit_pairs_cpu(xs, ys, triangle, filter.rule);
-    if (device_ms != nullptr) *device_ms += ms;
-    for (const EditPair& p : pairs) {
-      const std::uint32_t a = doc_at(x0 + p.a), b = doc_at(y0 + p.b);
-      if (filter.guaranteed_edits) {
-        // Edits beyond what the lengths allow below the rate cannot make a true pair.
-        const std::optional<std::uint32_t> edits = largest_distance_below(options.rate, docs[a].length + docs[b].length);
-        if (!edits || p.distance > std::min(*edits, *filter.guaranteed_edits) * ctph::kSignatureCharsPerEdit) continue;
-      }
-      out.push_back({a, b, !filter.guaranteed_edits});
-    }
-  };
+  // Every string the blocks name, in one set: the signature of group position k at k, then
+  // the doubled signatures of the rows that meet a group of twice their block size (the
+  // group position of each string beyond in `position`).
+  StringSet strings;
+  for (std::uint32_t k = 0; k < order.size(); ++k) strings.add((docs[doc_at(k)].*filter.signature).text);
+  std::vector<std::uint32_t> position(order.size());
+  std::iota(position.begin(), position.end(), 0u);
   // A worker's rows of a group in runs of consecutive lengths, each run meeting only its
-  // window (on a GPU runs of 1,024 rows, the fastest of 512 to 4,096 measured: each call
-  // has a fixed cost; bench/results/dedup.md).
+  // window (bench/results/dedup.md: runs of 1,024 rows on a GPU, 64 on the CPU).
   const std::uint32_t run_rows = !options.prune_by_length ? UINT32_MAX
                                  : options.run_rows != 0  ? options.run_rows
                                  : device >= 0            ? 1024
                                                           : 64;
+  std::vector<PairBlock> blocks;
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
     const auto& gx = groups.groups()[meeting.x];
     const auto& gy = groups.groups()[meeting.y];
@@ -165,17 +144,37 @@ Candidates signature_candidates(const std::vector<Document>& docs, const std::ve
     for (std::uint32_t begin = lo; begin < hi;) {
       const std::uint32_t end = hi - begin > run_rows ? begin + run_rows : hi;
       const auto [y_begin, y_end] = window(gy, length_of(order[begin]), length_of(order[end - 1]));
-      const StringSet xs = strings(begin, end, !meeting.same());
       if (meeting.same()) {
         // Rows [begin, end) among themselves, then with the later rows of their window.
-        meet(xs, begin, xs, begin, true);
+        blocks.push_back({begin, end - begin, begin, end - begin, true});
         const std::uint32_t later = std::max(end, y_begin);
-        if (later < y_end) meet(xs, begin, strings(later, y_end, false), later, false);
+        if (later < y_end) blocks.push_back({begin, end - begin, later, y_end - later, false});
       } else if (y_begin < y_end) {
-        meet(xs, begin, strings(y_begin, y_end, false), y_begin, false);
+        const auto x = static_cast<std::uint32_t>(strings.size());
+        for (std::uint32_t k = begin; k < end; ++k) {
+          strings.add((docs[doc_at(k)].*filter.signature).doubled);
+          position.push_back(k);
+        }
+        blocks.push_back({x, end - begin, y_begin, y_end - y_begin, false});
       }
       begin = end;
     }
+  }
+  for (const PairBlock& b : blocks) scored += b.pairs();
+  double ms = 0;
+  const std::vector<EditPair> pairs = device >= 0 ? edit_pairs_gpu(strings, blocks, filter.rule, options.kernel, device,
+                                                                   &ms, PairOrder::as_found)
+                                                  : edit_pairs_cpu(strings, blocks, filter.rule);
+  if (device_ms != nullptr) *device_ms += ms;
+  Candidates out;
+  for (const EditPair& p : pairs) {
+    const std::uint32_t a = doc_at(position[p.a]), b = doc_at(position[p.b]);
+    if (filter.guaranteed_edits) {
+      // Edits beyond what the lengths allow below the rate cannot make a true pair.
+      const std::optional<std::uint32_t> edits = largest_distance_below(options.rate, docs[a].length + docs[b].length);
+      if (!edits || p.distance > std::min(*edits, *filter.guaranteed_edits) * ctph::kSignatureCharsPerEdit) continue;
+    }
+    out.push_back({a, b, !filter.guaranteed_edits});
   }
   return out;
 }

@@ -3,6 +3,8 @@
 // close pairs so that rates below a threshold actually occur.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,54 @@ struct ReferencePairs {
     return out;
   }
 };
+
+// `count` blocks of pairs of a set of n strings: triangles and rectangles, some empty, some
+// overlapping one another (a pair in two blocks comes twice), and one the whole set.
+inline std::vector<dedup::PairBlock> random_blocks(Random& random, int n, int count) {
+  std::vector<dedup::PairBlock> blocks{{0, static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(n), true}};
+  const auto range = [&](std::uint32_t& first, std::uint32_t& size) {
+    first = static_cast<std::uint32_t>(random.integer(0, n));
+    size = static_cast<std::uint32_t>(random.integer(0, n - static_cast<int>(first)));
+  };
+  for (int k = 1; k < count; ++k) {
+    dedup::PairBlock b;
+    range(b.x, b.rows);
+    if (random.integer(0, 2) == 0) {
+      b.triangle = true;
+      b.y = b.x;
+      b.columns = b.rows;
+    } else {
+      range(b.y, b.columns);
+    }
+    blocks.push_back(b);
+  }
+  return blocks;
+}
+
+// The pairs of `blocks` that pass `rule`, sorted by (a, b), from the reference DP's
+// distances of every pair of the set (distance[i][j]).
+inline std::vector<dedup::EditPair> block_pairs(const dedup::StringSet& set,
+                                                const std::vector<std::vector<std::uint32_t>>& distance,
+                                                const std::vector<dedup::PairBlock>& blocks, dedup::PairRule rule) {
+  std::vector<dedup::EditPair> out;
+  for (const dedup::PairBlock& b : blocks)
+    for (std::uint32_t r = 0; r < b.rows; ++r)
+      for (std::uint32_t c = b.triangle ? r + 1 : 0; c < b.columns; ++c) {
+        const std::uint32_t i = b.x + r, j = b.y + c;
+        if (rule.passes(distance[i][j], set[i].size(), set[j].size())) out.push_back({i, j, distance[i][j]});
+      }
+  std::sort(out.begin(), out.end(), [](const dedup::EditPair& p, const dedup::EditPair& q) {
+    return p.a != q.a ? p.a < q.a : p.b < q.b;
+  });
+  return out;
+}
+
+inline std::vector<std::vector<std::uint32_t>> all_distances(const dedup::StringSet& set) {
+  std::vector<std::vector<std::uint32_t>> d(set.size(), std::vector<std::uint32_t>(set.size()));
+  for (std::size_t i = 0; i < set.size(); ++i)
+    for (std::size_t j = i; j < set.size(); ++j) d[i][j] = d[j][i] = dedup::edit_distance_reference(set[i], set[j]);
+  return d;
+}
 
 // Rules that keep few pairs and rules that keep most, with and without a distance that
 // passes whatever the lengths.

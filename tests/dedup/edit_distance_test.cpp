@@ -151,6 +151,31 @@ TEST(EditPairs, CpuEqualsBruteForce) {
   }
 }
 
+// Many blocks of one set at once: triangles, rectangles, empty and overlapping blocks.
+TEST(EditPairs, BlocksEqualBruteForce) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int letters : {2, 64}) {
+    const dedup::StringSet set = test::random_set(random, 90, 320, letters);
+    const auto distance = test::all_distances(set);
+    const std::vector<dedup::PairBlock> blocks = test::random_blocks(random, 90, 14);
+    for (const dedup::PairRule rule : test::pair_rules())
+      EXPECT_EQ(dedup::edit_pairs_cpu(set, blocks, rule), test::block_pairs(set, distance, blocks, rule))
+          << letters << " letters, " << test::describe(rule);
+  }
+}
+
+TEST(EditPairs, RefusesBlocksOutsideTheStrings) {
+  dedup::StringSet set;
+  for (const char* s : {"ab", "abc", "b"}) set.add(s);
+  const dedup::PairRule rule{0.5};
+  EXPECT_THROW(dedup::edit_pairs_cpu(set, {{0, 2, 2, 2, false}}, rule), UsageError);
+  EXPECT_THROW(dedup::edit_pairs_cpu(set, {{3, 1, 0, 1, false}}, rule), UsageError);
+  EXPECT_THROW(dedup::edit_pairs_cpu(set, {{0, 2, 1, 2, true}}, rule), UsageError);
+  EXPECT_THROW(dedup::edit_pairs_cpu(set, dedup::StringSet{}, true, rule), UsageError);  // a triangle of two sets
+  EXPECT_EQ(dedup::edit_pairs_cpu(set, {{3, 0, 3, 0, true}, {1, 2, 0, 0, false}}, rule).size(), 0u);
+}
+
 TEST(EditPairs, RefusesLongStrings) {
   dedup::StringSet set;
   set.add("short");

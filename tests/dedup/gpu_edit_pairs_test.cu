@@ -1,7 +1,7 @@
 // Each GPU edit-distance kernel against the CPU (itself tested against the reference DP):
 // random sets of every length 0..320 and alphabet, the triangle and the rectangle, rates
-// that keep few pairs and rates that keep most (the output buffer overflows and the batch
-// runs again), and enough rows for several batches.
+// that keep few pairs and rates that keep most (the output buffer overflows and the launch
+// runs again), and many blocks of one set in one launch.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,9 +50,33 @@ TEST(GpuEditPairs, EachKernelEqualsTheCpu) {
   }
 }
 
-// More pairs than one batch holds (2^22), and more found pairs than the first buffer
-// (2^20): short strings over two letters at a generous rate.
-TEST(GpuEditPairs, ManyBatchesAndAFullBuffer) {
+// Many blocks of one set in one launch (triangles, rectangles, empty and overlapping
+// blocks): each kernel's pairs equal the CPU's, sorted and as found.
+TEST(GpuEditPairs, BlocksInOneLaunchEqualTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int letters : {2, 64}) {
+    const dedup::StringSet set = test::random_set(random, test::quick() ? 60 : 600, test::quick() ? 200 : 320, letters);
+    const auto blocks = test::random_blocks(random, static_cast<int>(set.size()), test::quick() ? 8 : 60);
+    for (const dedup::PairRule rule : {dedup::PairRule{0.05, 24}, dedup::PairRule{0.3, 0}}) {
+      const auto want = dedup::edit_pairs_cpu(set, blocks, rule);
+      for (const auto kernel : kKernels) {
+        EXPECT_EQ(dedup::edit_pairs_gpu(set, blocks, rule, kernel, 0), want)
+            << dedup::kernel_name(kernel) << ", " << letters << " letters, " << test::describe(rule);
+        auto as_found = dedup::edit_pairs_gpu(set, blocks, rule, kernel, 0, nullptr, dedup::PairOrder::as_found);
+        std::sort(as_found.begin(), as_found.end(), [](const dedup::EditPair& p, const dedup::EditPair& q) {
+          return p.a != q.a ? p.a < q.a : p.b != q.b ? p.b < q.b : p.distance < q.distance;
+        });
+        EXPECT_EQ(as_found, want) << dedup::kernel_name(kernel) << ", as found";
+      }
+    }
+  }
+}
+
+// More found pairs than the first buffer (2^20), and many tiles: short strings over two
+// letters at a generous rate.
+TEST(GpuEditPairs, ManyTilesAndAFullBuffer) {
   SIMKIT_REQUIRE_GPU();
   if (test::quick()) GTEST_SKIP() << "full shapes only";
   test::Random random;

@@ -4,12 +4,13 @@
 //  - global_rows: the same row in global memory, element i of thread t at row[i * threads + t];
 //  - bit_parallel: Myers/Hyyrö bit vectors of up to five 64-bit words (the x string is
 //    the pattern; its match masks are built once a tile, in shared memory).
-// A block works on tiles: one x string, copied to shared memory, against kTileYs
-// consecutive y strings. Rows of xs run in batches of at most kBatchPairs pairs; pairs
-// that pass are appended through an atomic counter, and a batch that finds more than
-// the buffer holds runs again with a buffer of the size it counted. Each batch's pairs are
-// sorted on the host (unless the caller takes them as found) and appended in row order, so
-// the whole list is sorted by (a, b).
+// A block works on tiles: one row's x string, copied to shared memory, against kTileYs
+// consecutive columns. Every PairBlock's tiles are numbered one after another, so that
+// one launch scores them all (the edit-rate pipeline asks for hundreds of small blocks:
+// a launch, copy and wait each cost more than their kernels). Pairs that pass are
+// appended through an atomic counter; a launch that finds more than the buffer holds runs
+// again with a buffer of the size it counted. The pairs are sorted on the host unless the
+// caller takes them as found.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -35,7 +36,6 @@ using detail::kWordBits;
 constexpr int kThreads = 128;
 constexpr int kYsPerThread = 4;  // a tile's x string and masks serve this many pairs a thread
 constexpr std::uint32_t kTileYs = kThreads * kYsPerThread;
-constexpr std::uint64_t kBatchPairs = std::uint64_t{1} << 22;
 constexpr std::size_t kInitialCapacity = std::size_t{1} << 20;
 constexpr int kAlphabet = 256;
 
@@ -44,18 +44,36 @@ struct Strings {
   const std::uint32_t* offsets;
 };
 
-// One launch: rows [row_begin, row_begin + rows) of xs against ys, tiles_per_row tiles a
-// row (y strings from the first of the row, i + 1 in a triangle, kTileYs a tile).
-struct Batch {
-  Strings xs, ys;
-  std::uint32_t ny;
-  std::uint32_t row_begin, rows, tiles_per_row;
+// A PairBlock as the kernels read it: its tiles (tiles_per_row a row, kTileYs columns a
+// tile) numbered from first_tile.
+struct TiledBlock {
+  std::uint64_t first_tile;
+  std::uint32_t x, rows, y, columns, tiles_per_row;
   bool triangle;
+};
+
+// One launch: tiles [0, tiles) of the blocks.
+struct Batch {
+  Strings strings;
+  const TiledBlock* blocks;
+  std::uint32_t block_count;
+  std::uint64_t tiles;
   PairRule rule;
   EditPair* out;
   unsigned long long capacity;
   unsigned long long* count;
 };
+
+// The block that holds `tile`: the last whose first tile is at most it.
+__device__ const TiledBlock& block_of(const Batch& batch, std::uint64_t tile) {
+  std::uint32_t lo = 0, hi = batch.block_count;  // blocks[lo].first_tile <= tile < blocks[hi].first_tile
+  while (hi - lo > 1) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (batch.blocks[mid].first_tile <= tile) lo = mid;
+    else hi = mid;
+  }
+  return batch.blocks[lo];
+}
 
 // Appends a pair: one atomic per group of threads of a warp that arrive together.
 __device__ void emit(const Batch& batch, std::uint32_t a, std::uint32_t b, std::uint32_t d) {
@@ -72,24 +90,27 @@ __device__ void emit(const Batch& batch, std::uint32_t a, std::uint32_t b, std::
 template <typename Scorer>
 __device__ void score_batch(const Batch& batch, Scorer& scorer) {
   __shared__ unsigned char x[kMaxPairString];
-  const std::uint64_t tiles = std::uint64_t{batch.rows} * batch.tiles_per_row;
-  for (std::uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const std::uint32_t row = batch.row_begin + static_cast<std::uint32_t>(tile / batch.tiles_per_row);
-    const std::uint64_t first_y = (batch.triangle ? row + std::uint64_t{1} : 0) + tile % batch.tiles_per_row * kTileYs;
-    if (first_y >= batch.ny) continue;  // the same for the whole block: no barrier is skipped unevenly
-    const std::uint32_t x_begin = batch.xs.offsets[row];
-    const std::uint32_t la = batch.xs.offsets[row + 1] - x_begin;
-    for (std::uint32_t i = threadIdx.x; i < la; i += kThreads) x[i] = static_cast<unsigned char>(batch.xs.chars[x_begin + i]);
+  for (std::uint64_t tile = blockIdx.x; tile < batch.tiles; tile += gridDim.x) {
+    const TiledBlock& block = block_of(batch, tile);
+    const std::uint64_t at = tile - block.first_tile;
+    const auto row = static_cast<std::uint32_t>(at / block.tiles_per_row);
+    const std::uint64_t first_y = (block.triangle ? row + std::uint64_t{1} : 0) + at % block.tiles_per_row * kTileYs;
+    if (first_y >= block.columns) continue;  // the same for the whole block: no barrier is skipped unevenly
+    const std::uint32_t a = block.x + row;
+    const std::uint32_t x_begin = batch.strings.offsets[a];
+    const std::uint32_t la = batch.strings.offsets[a + 1] - x_begin;
+    for (std::uint32_t i = threadIdx.x; i < la; i += kThreads) x[i] = static_cast<unsigned char>(batch.strings.chars[x_begin + i]);
     __syncthreads();
     scorer.prepare(x, la);
     for (int step = 0; step < kYsPerThread; ++step) {
       const std::uint64_t j = first_y + step * kThreads + threadIdx.x;
-      if (j >= batch.ny) break;
-      const std::uint32_t y_begin = batch.ys.offsets[j];
-      const std::uint32_t lb = batch.ys.offsets[j + 1] - y_begin;
+      if (j >= block.columns) break;
+      const std::uint32_t b = block.y + static_cast<std::uint32_t>(j);
+      const std::uint32_t y_begin = batch.strings.offsets[b];
+      const std::uint32_t lb = batch.strings.offsets[b + 1] - y_begin;
       if (!batch.rule.lengths_can_pass(la, lb)) continue;
-      const std::uint32_t d = scorer.distance(x, la, batch.ys.chars + y_begin, lb);
-      if (batch.rule.passes(d, la, lb)) emit(batch, row, static_cast<std::uint32_t>(j), d);
+      const std::uint32_t d = scorer.distance(x, la, batch.strings.chars + y_begin, lb);
+      if (batch.rule.passes(d, la, lb)) emit(batch, a, b, d);
     }
     __syncthreads();  // the next tile rewrites x and the scorer's shared state
   }
@@ -201,12 +222,7 @@ struct DeviceStrings {
 };
 
 DeviceStrings upload(const StringSet& set) {
-  DeviceStrings d{cuda::DeviceBuffer<char>(set.chars.size()), cuda::DeviceBuffer<std::uint32_t>(set.offsets.size())};
-  if (!set.chars.empty())
-    SIMKIT_CUDA_CHECK(cudaMemcpy(d.chars.get(), set.chars.data(), set.chars.size(), cudaMemcpyHostToDevice));
-  SIMKIT_CUDA_CHECK(cudaMemcpy(d.offsets.get(), set.offsets.data(), set.offsets.size() * sizeof(std::uint32_t),
-                               cudaMemcpyHostToDevice));
-  return d;
+  return {cuda::to_device(set.chars.data(), set.chars.size()), cuda::to_device(set.offsets.data(), set.offsets.size())};
 }
 
 std::uint32_t longest(const StringSet& set) {
@@ -241,8 +257,7 @@ class Launcher {
   }
 
   void launch(const Batch& batch, cudaStream_t stream) const {
-    const auto tiles = std::uint64_t{batch.rows} * batch.tiles_per_row;
-    const auto blocks = static_cast<unsigned>(std::min(tiles, resident_blocks_));
+    const auto blocks = static_cast<unsigned>(std::min(batch.tiles, resident_blocks_));
     switch (kernel_) {
       case EditKernel::shared_rows: shared_rows_kernel<<<blocks, kThreads, shared_bytes_, stream>>>(batch); break;
       case EditKernel::global_rows: global_rows_kernel<<<blocks, kThreads, 0, stream>>>(batch, scratch_.get()); break;
@@ -258,30 +273,13 @@ class Launcher {
   cuda::DeviceBuffer<std::uint16_t> scratch_;
 };
 
-std::uint64_t pairs_in_row(std::uint32_t row, std::uint32_t ny, bool triangle) {
-  if (!triangle) return ny;
-  return ny > row + std::uint64_t{1} ? ny - row - std::uint64_t{1} : 0;
-}
-
-// The end of the batch of rows starting at `begin`: at most kBatchPairs pairs, at least one row.
-std::uint32_t batch_end(std::uint32_t begin, std::uint32_t nx, std::uint32_t ny, bool triangle) {
-  std::uint64_t pairs = 0;
-  std::uint32_t end = begin;
-  for (; end < nx; ++end) {
-    const std::uint64_t more = pairs_in_row(end, ny, triangle);
-    if (end > begin && pairs + more > kBatchPairs) break;
-    pairs += more;
-  }
-  return end;
-}
-
-// Pairs that pass, as the kernels leave them in `out` and the counter: the found
-// pairs of one batch, sorted by (a, b) when asked, run again with a larger buffer when they overflow it.
+// Pairs that pass, as the kernels leave them in `out` and the counter: the found pairs
+// of a launch, run again with a larger buffer when they overflow it.
 class Collector {
  public:
   Collector() : out_(kInitialCapacity), count_(1), start_(cudaEventDefault), stop_(cudaEventDefault) {}
 
-  void run(Batch batch, const Launcher& launcher, PairOrder order, std::vector<EditPair>& all) {
+  std::vector<EditPair> run(Batch batch, const Launcher& launcher) {
     for (;;) {
       batch.out = out_.get();
       batch.capacity = out_.size();
@@ -294,10 +292,7 @@ class Collector {
       SIMKIT_CUDA_CHECK(cudaMemcpyAsync(&found, count_.get(), sizeof found, cudaMemcpyDeviceToHost, stream_.get()));
       stream_.sync();
       device_ms_ += cuda::elapsed_ms(start_, stop_);
-      if (found <= out_.size()) {
-        append(found, order, all);
-        return;
-      }
+      if (found <= out_.size()) return copy_out(found);
       out_ = cuda::DeviceBuffer<EditPair>(found);
     }
   }
@@ -305,16 +300,13 @@ class Collector {
   void clear_time() { device_ms_ = 0; }
 
  private:
-  void append(std::size_t found, PairOrder order, std::vector<EditPair>& all) {
-    const std::size_t old = all.size();
-    all.resize(old + found);
+  std::vector<EditPair> copy_out(std::size_t found) {
+    std::vector<EditPair> pairs(found);
     if (found > 0)
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(all.data() + old, out_.get(), found * sizeof(EditPair), cudaMemcpyDeviceToHost,
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(pairs.data(), out_.get(), found * sizeof(EditPair), cudaMemcpyDeviceToHost,
                                         stream_.get()));
     stream_.sync();
-    if (order == PairOrder::sorted)
-      std::sort(all.begin() + static_cast<std::ptrdiff_t>(old), all.end(),
-              [](const EditPair& p, const EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+    return pairs;
   }
 
   cuda::Stream stream_;
@@ -338,31 +330,31 @@ Collector& collector_on(int device) {
 
 }  // namespace
 
-std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, bool triangle, PairRule rule,
+std::vector<EditPair> edit_pairs_gpu(const StringSet& strings, const std::vector<PairBlock>& blocks, PairRule rule,
                                      EditKernel kernel, int device, double* device_ms, PairOrder order) {
-  detail::check_pair_strings(xs);
-  detail::check_pair_strings(ys);
+  detail::check_pair_blocks(strings, blocks);
   if (device_ms != nullptr) *device_ms = 0;
-  std::vector<EditPair> all;
-  const auto nx = static_cast<std::uint32_t>(xs.size()), ny = static_cast<std::uint32_t>(ys.size());
-  if (nx == 0 || ny == 0) return all;
+  std::vector<TiledBlock> tiled;
+  std::uint64_t tiles = 0;
+  for (const PairBlock& b : blocks) {
+    if (b.pairs() == 0) continue;
+    const std::uint32_t widest = b.triangle ? b.columns - 1 : b.columns;  // the first row has the most pairs
+    const std::uint32_t tiles_per_row = (widest + kTileYs - 1) / kTileYs;
+    tiled.push_back({tiles, b.x, b.rows, b.y, b.columns, tiles_per_row, b.triangle});
+    tiles += std::uint64_t{b.rows} * tiles_per_row;
+  }
+  if (tiled.empty()) return {};
 
   const cuda::DeviceGuard guard(device);
-  const DeviceStrings x_strings = upload(xs);
-  const DeviceStrings y_strings = &xs == &ys ? DeviceStrings{} : upload(ys);
-  const Strings y_view = &xs == &ys ? x_strings.view() : y_strings.view();
-  const Launcher launcher(kernel, longest(xs));
+  const DeviceStrings d_strings = upload(strings);
+  const cuda::DeviceBuffer<TiledBlock> d_blocks = cuda::to_device(tiled.data(), tiled.size());
+  const Launcher launcher(kernel, longest(strings));
   Collector& collector = collector_on(device);
-  for (std::uint32_t begin = 0; begin < nx;) {
-    const std::uint32_t end = batch_end(begin, nx, ny, triangle);
-    const std::uint64_t widest = pairs_in_row(begin, ny, triangle);  // the first row has the most pairs
-    const auto tiles_per_row = static_cast<std::uint32_t>((widest + kTileYs - 1) / kTileYs);
-    if (tiles_per_row > 0)
-      collector.run(Batch{x_strings.view(), y_view, ny, begin, end - begin, tiles_per_row, triangle, rule}, launcher, order, all);
-    begin = end;
-  }
+  std::vector<EditPair> pairs = collector.run(
+      Batch{d_strings.view(), d_blocks.get(), static_cast<std::uint32_t>(tiled.size()), tiles, rule}, launcher);
   if (device_ms != nullptr) *device_ms = collector.device_ms();
-  return all;
+  if (order == PairOrder::sorted) detail::sort_pairs(pairs);
+  return pairs;
 }
 
 }  // namespace simkit::dedup
