@@ -224,6 +224,56 @@ TEST(GpuVerify, WideBandsEqualTheCpu) {
 // Texts sent ahead in many pinned buffers' worth (the copy gathers them, texts straddling
 // the buffers), empty ones among them: each text and an edited copy at their distances;
 // texts past the budget are not sent.
+// Pairs whose byte counts give their distance exactly: a text over lower-case letters and
+// copies with E bytes replaced by, or E bytes inserted from, upper-case ones (distance E,
+// and a lower bound of E from the counts), at limits E - 1, E and E + 1. E around the
+// bands' widths (63, 64, 2,047, 2,048, 4,095, 4,096), so that the bound refutes a pair at
+// E - 1 and skips every band narrower than E but never the one that holds it.
+TEST(GpuVerify, PairsAtTheirByteCountsBound) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const int length = test::quick() ? 9000 : 30000;
+  std::string source = test::random_string(random, length, 26);
+  for (char& c : source) c = static_cast<char>(c - 'A' + 'a');
+  std::vector<std::string> texts{source};
+  std::vector<std::uint32_t> distances{0};
+  for (const int edits : {1, 40, 63, 64, 200, 2047, 2048, 4095, 4096}) {
+    if (edits * 2 > length) continue;
+    // E distinct positions, spread over the text.
+    std::vector<int> at;
+    for (int e = 0; e < edits; ++e) at.push_back(static_cast<int>(static_cast<std::int64_t>(e) * length / edits) + random.integer(0, length / edits - 1));
+    std::string replaced = source, inserted;
+    std::size_t next = 0;
+    for (int i = 0; i < length; ++i) {
+      const bool edited = next < at.size() && at[next] == i;
+      const char upper = static_cast<char>('A' + random.integer(0, 25));
+      if (edited) {
+        replaced[static_cast<std::size_t>(i)] = upper;
+        inserted += upper;
+        ++next;
+      }
+      inserted += source[static_cast<std::size_t>(i)];
+    }
+    for (std::string* copy : {&replaced, &inserted}) {
+      texts.push_back(*copy);
+      distances.push_back(static_cast<std::uint32_t>(edits));
+    }
+  }
+  const auto [chars, offsets] = packed(texts);
+  std::vector<dedup::TextPair> pairs;
+  std::vector<std::uint32_t> want;
+  for (std::uint32_t i = 1; i < texts.size(); ++i) {
+    const std::uint32_t d = distances[i];
+    ASSERT_EQ(dedup::edit_distance_within(texts[0], texts[i], d), d) << "copy " << i;
+    for (const std::uint32_t limit : {d - 1, d, d + 1}) {
+      pairs.push_back({0, i, limit});
+      want.push_back(d <= limit ? d : dedup::kBeyond);
+    }
+  }
+  EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0), want);
+}
+
 TEST(GpuVerify, TextsSentAheadInManyPieces) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;

@@ -4,15 +4,19 @@
 // prefix and suffix are skipped 32 bytes a step, then the distance is computed in a
 // diagonal band (dedup/edit_detail.hpp) that slides down the pattern one row a text
 // character. The band starts one word wide and doubles while the pair's limit asks for
-// more (Ukkonen's doubling: most pairs verified are far closer than their limit).
+// more (Ukkonen's doubling: most pairs verified are far closer than their limit). A lower
+// bound from the pair's byte counts comes first: pairs it puts past their limit are not
+// banded at all, and bands it shows too narrow are skipped.
 // - Limits up to kGpuNarrowEdits (verify_kernel): up to 32 words, lane w holding word w,
 //   the match masks made by ballots over the pattern's bytes (2 a word a character).
-// - Wider limits (wide_kernel, on a stream of the greatest priority, the other beside it): up to 512 words,
+// - Wider limits (wide_kernel, on a stream of its own beside the other): up to 512 words,
 //   16 a lane; the masks read from a table of the pattern's (each warp a slot of 256
 //   character rows), since ballots would cost 64 a lane a character at that width. Its
-//   bands: one word, then 64 and doubling.
+//   bands: one word, then 64 and doubling. Its blocks start before the narrow kernel's
+//   (the host waits for them: place_wide_first).
 // distance_in_diagonal_band is the same computation on the CPU, step for step.
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -57,6 +61,8 @@ struct Job {
   // wide_kernel: a warp's slot of 256 rows of row_words masks, zero between pairs.
   std::uint64_t* tables;
   std::uint64_t row_words;
+  // wide_kernel: a flag a block in mapped host memory, set when the block starts.
+  unsigned* started;
 };
 
 // A pair's texts after their common ends, the shorter one the pattern.
@@ -93,16 +99,37 @@ __device__ Trimmed trim_pair(const Job& job, const TextPair& pair, int lane) {
   return {la <= lb ? a : b, la <= lb ? b : a, static_cast<std::int64_t>(min(la, lb)), static_cast<std::int64_t>(max(la, lb))};
 }
 
+// A lower bound of the pair's distance from its bytes' counts: an edit raises by at most
+// one the pattern's surplus of bytes over the text's (summed over the byte values it has
+// more of) and the text's surplus over the pattern's, so the distance is at least the
+// larger surplus (and at least n - m, their difference). `counts` is the warp's 256
+// counters, zero before and after.
+__device__ std::int64_t count_bound(const Trimmed& t, int* counts, int lane) {
+  for (std::int64_t i = lane; i < t.m; i += kWarp) atomicAdd(&counts[static_cast<unsigned char>(t.pattern[i])], 1);
+  for (std::int64_t i = lane; i < t.n; i += kWarp) atomicAdd(&counts[static_cast<unsigned char>(t.text[i])], -1);
+  __syncwarp();
+  unsigned more = 0, fewer = 0;
+  for (int c = lane; c < 256; c += kWarp) {
+    more += static_cast<unsigned>(max(counts[c], 0));
+    fewer += static_cast<unsigned>(max(-counts[c], 0));
+    counts[c] = 0;
+  }
+  __syncwarp();
+  return max(__reduce_add_sync(kAll, more), __reduce_add_sync(kAll, fewer));
+}
+
 // Ukkonen's doubling: band(words, k) for a band of one word, then of second_words, then
-// twice as wide, while the distance is beyond the band and the limit asks for more.
+// twice as wide, while the distance is beyond the band and the limit asks for more. Bands
+// narrower than `bound` (a lower bound of the distance) are skipped: they cannot hold it.
 template <typename Band>
-__device__ std::uint32_t doubling(const Trimmed& t, std::int64_t limit, int second_words, int most_words,
-                                  const Band& band) {
-  if (t.n - t.m > limit) return kBeyond;
+__device__ std::uint32_t doubling(const Trimmed& t, std::int64_t limit, std::int64_t bound, int second_words,
+                                  int most_words, const Band& band) {
+  if (t.n - t.m > limit || bound > limit) return kBeyond;
   if (t.m == 0) return static_cast<std::uint32_t>(t.n);
   std::uint32_t result = kBeyond;
   for (int words = 1; words <= most_words; words = words == 1 ? second_words : 2 * words) {
     const std::int64_t k = min(limit, std::int64_t{64} * words - 1);
+    if (k < bound) continue;
     if (t.n - t.m <= k) result = band(words, k);
     if (result != kBeyond || k == limit) break;
   }
@@ -194,13 +221,24 @@ __device__ bool next_pair(const Job& job, int lane, std::uint32_t& p) {
   return true;
 }
 
+// Each warp's byte counters (count_bound), zeroed.
+template <int kWarps>
+__device__ int* warp_counts(int (&counts)[kWarps][256], int lane) {
+  int* mine = counts[threadIdx.x / kWarp];
+  for (int c = lane; c < 256; c += kWarp) mine[c] = 0;
+  __syncwarp();
+  return mine;
+}
+
 __global__ void __launch_bounds__(kThreads) verify_kernel(Job job) {
   const int lane = static_cast<int>(threadIdx.x % kWarp);
+  __shared__ int counts[kThreads / kWarp][256];
+  int* const mine = warp_counts(counts, lane);
   for (std::uint32_t p = 0; next_pair(job, lane, p);) {
     const TextPair pair = job.pairs[p];
     const Trimmed t = trim_pair(job, pair, lane);
     const std::uint32_t result =
-        doubling(t, min(pair.limit, kGpuNarrowEdits), 2, kNarrowWords, [&](int words, std::int64_t k) {
+        doubling(t, min(pair.limit, kGpuNarrowEdits), count_bound(t, mine, lane), 2, kNarrowWords, [&](int words, std::int64_t k) {
           return words == 1 ? band_distance<true>(t.pattern, t.m, t.text, t.n, k, 1, lane)
                             : band_distance<false>(t.pattern, t.m, t.text, t.n, k, words, lane);
         });
@@ -335,15 +373,26 @@ __device__ std::uint32_t wide_band_distance(const std::uint64_t* table, std::uin
 }
 
 __global__ void __launch_bounds__(kWideThreads, 1) wide_kernel(Job job) {
+  if (threadIdx.x == 0) {
+    *static_cast<volatile unsigned*>(job.started + blockIdx.x) = 1;
+    __threadfence_system();
+  }
   const int lane = static_cast<int>(threadIdx.x % kWarp);
   const std::uint64_t warp = blockIdx.x * (kWideThreads / kWarp) + threadIdx.x / kWarp;
   std::uint64_t* table = job.tables + warp * 256 * job.row_words;
+  __shared__ int counts[kWideThreads / kWarp][256];
+  int* const mine = warp_counts(counts, lane);
   for (std::uint32_t p = 0; next_pair(job, lane, p);) {
     const TextPair pair = job.pairs[p];
     const Trimmed t = trim_pair(job, pair, lane);
+    const std::int64_t limit = min(pair.limit, kGpuBandEdits), bound = count_bound(t, mine, lane);
+    if (t.n - t.m > limit || bound > limit) {  // beyond: no table to mark
+      if (lane == 0) job.out[p] = kBeyond;
+      continue;
+    }
     mark_pattern(table, job.row_words, t.pattern, t.m, true, lane);
     const std::uint32_t result =
-        doubling(t, min(pair.limit, kGpuBandEdits), kWideSecondWords, kGpuBandWords, [&](int words, std::int64_t k) {
+        doubling(t, limit, bound, kWideSecondWords, kGpuBandWords, [&](int words, std::int64_t k) {
           if (words == 1) return band_distance<true>(t.pattern, t.m, t.text, t.n, k, 1, lane);
           const auto band = [&](auto lane_words) {
             return wide_band_distance<decltype(lane_words)::value>(table, job.row_words, t.m, t.text, t.n, k, words, lane);
@@ -411,6 +460,22 @@ constexpr std::size_t kTableBudget = std::size_t{1} << 30;
 
 namespace {
 
+// Waits until every wide block has set its flag (it has started), so that the narrow
+// kernel launched next cannot take the multiprocessors the wide blocks need (a whole one
+// each); gives up once the wide kernel is done, or after 20 ms (a device busy with other
+// work). The wide stream's priority alone did not settle the order: in calls 89-90 the wide
+// kernel still ran after the narrow one in 5 of 12 runs (its time 118-128 ms -> 169-182 ms).
+void wait_for_wide_blocks(const cuda::PinnedBuffer<unsigned>& started, const cuda::Event& wide_done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  const auto all_started = [&] {
+    for (std::size_t b = 0; b < started.size(); ++b)
+      if (static_cast<const volatile unsigned*>(started.get())[b] == 0) return false;
+    return true;
+  };
+  while (!all_started() && std::chrono::steady_clock::now() < deadline && cudaEventQuery(wide_done.get()) == cudaErrorNotReady) {
+  }
+}
+
 // The pairs' distances on the current device, their texts at `d_chars` (on the device,
 // written by work on `stream` or done before) with host_offsets; into host_out.
 void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& host_offsets, const TextPair* host_pairs,
@@ -447,13 +512,14 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
   upload(d_which.get(), which.data(), count);
   cuda::DeviceBuffer<std::uint32_t> d_out(count);
   SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, 2 * sizeof(unsigned), stream.get()));
-  const Job job{d_chars, d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0};
-  // The wide pairs' kernel on a stream of the greatest priority, the narrow pairs' beside
-  // it, both once the copies are done: the device then places the wide blocks first (each
-  // needs a whole multiprocessor's registers) before the narrow kernel's persistent grid
-  // fills the rest (were the narrow blocks first, the wide would wait for them: in calls
-  // 78-86, before the priority, the kernels took 122 ms or 140 ms as the order went).
+  const Job job{d_chars, d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0, nullptr};
+  // The wide pairs' kernel first, on a stream of the greatest priority, then the narrow
+  // pairs' beside it once every wide block has started (wait_for_wide_blocks), both after
+  // the copies: the wide blocks (each a whole multiprocessor's registers) are placed before
+  // the narrow kernel's persistent grid fills the rest (were the narrow blocks first, the
+  // wide would wait for them to finish).
   cuda::DeviceBuffer<std::uint64_t> tables;
+  cuda::PinnedBuffer<unsigned> started;
   std::size_t wide_blocks = 0;
   std::uint64_t row_words = 0;
   if (wide_count > 0) {
@@ -463,13 +529,16 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
     SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     // At most a quarter of the multiprocessors: the narrow pairs are most of the work (at
     // 20,000 Boost headers on H200 hosts, calls 85-88: a quarter 118-127 ms of kernels,
-    // an eighth 122-132 ms in the same calls, a sixth 127 ms: bench/results/dedup.md).
+    // an eighth 122-132 ms in the same calls, a sixth 127 ms; with the count bound, call
+    // 91: a quarter, a sixth and an eighth alike, the narrow kernel's 88-93 ms the longer).
     const std::size_t per_block = kWideThreads / kWarp;
     wide_blocks = std::max<std::size_t>(
         1, std::min({(wide_count + per_block - 1) / per_block, std::size_t(std::max(cuda::sm_count() / 4, 1)),
                      std::min(free / 4, kTableBudget) / (per_block * slot_bytes)}));
     tables = cuda::DeviceBuffer<std::uint64_t>(wide_blocks * per_block * 256 * row_words);  // a slot every warp
     SIMKIT_CUDA_CHECK(cudaMemsetAsync(tables.get(), 0, wide_blocks * per_block * slot_bytes, stream.get()));
+    started = cuda::PinnedBuffer<unsigned>(wide_blocks);
+    std::fill_n(started.get(), wide_blocks, 0u);
   }
   start.record(stream.get());
   if (wide_count > 0) {
@@ -480,10 +549,12 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
     wide_job.next += 1;
     wide_job.tables = tables.get();
     wide_job.row_words = row_words;
+    SIMKIT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&wide_job.started), started.get(), 0));
     wide_kernel<<<static_cast<unsigned>(wide_blocks), kWideThreads, 0, wide_stream.get()>>>(wide_job);
     SIMKIT_CUDA_CHECK_LAUNCH();
     stop.record(wide_stream.get());
     SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), stop.get()));
+    if (narrow > 0) wait_for_wide_blocks(started, stop);
   }
   if (narrow > 0) {
     int per_sm = 0;
