@@ -34,7 +34,7 @@ install(FILES ${PROJECT_BINARY_DIR}/simkitConfig.cmake ${PROJECT_BINARY_DIR}/sim
 set(SIMKIT_PC_PRIVATE "-ltbb -lfmt -lxxhash -lopenblas -licuuc -licudata -lroaring -lz -lbz2 -lzstd -lexpat -lpthread")
 set(SIMKIT_PC_CFLAGS "")
 if(SIMKIT_WITH_CUDA)
-  set(SIMKIT_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcublas -lcusolver -lcudart_static -ldl -lrt ${SIMKIT_PC_PRIVATE}")
+  set(SIMKIT_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt ${SIMKIT_PC_PRIVATE}")
   set(SIMKIT_PC_CFLAGS "-DSIMKIT_HAVE_CUDA=1")
 endif()
 # The prefix relative to the file, so that `--prefix` at install time holds.

@@ -175,6 +175,24 @@ TEST(NeighborsCli, HelpAndDevices) {
   EXPECT_EQ(r.out.rfind("cpu\t", 0), 0u) << r.out;
 }
 
+// cuBLAS, cuSOLVER and cuSPARSE are loaded when first called (core/cuda/math_libraries.cpp),
+// not at every command's start (they took 70 ms of it): the loader's log (LD_DEBUG=libs)
+// names none of them for commands that do not use them, and cuBLAS for one that does.
+TEST(Cli, GpuMathLibrariesLoadedOnFirstUse) {
+  const test::ScopedEnv debug("LD_DEBUG", "libs");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--version"}, {"neighbors", "--model", sample(), "--device", "cpu", "king"}}) {
+    const auto r = run_simkit(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const char* library : {"libcublas", "libcusolver", "libcusparse"})
+      EXPECT_EQ(r.err.find(library), std::string::npos) << library << " loaded by simkit " << args[0];
+  }
+  if (!test::gpu_available()) return;
+  const auto r = run_simkit({"neighbors", "--model", sample(), "--device", "cuda", "king"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("libcublas"), std::string::npos) << "cuBLAS not loaded by a GPU search";
+}
+
 TEST(NeighborsCli, CompareCpuOnGpu) {
   SIMKIT_REQUIRE_GPU();
   const auto r = run_simkit({"neighbors", "--model", sample(), "--device", "cuda", "--compare-cpu", "--timings",
