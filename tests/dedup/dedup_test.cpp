@@ -20,6 +20,65 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The files below a folder as one walk finds them, one folder after another (the rules
+// list_files keeps while it lists folders on every core): links followed, a folder under
+// every path that reaches it, a link back to a folder on the way (by its canonical path)
+// not followed; sorted.
+std::vector<std::string> files_below_one_by_one(const fs::path& top) {
+  std::vector<std::string> found;
+  std::vector<fs::path> ancestors{fs::canonical(top)};
+  const auto options = fs::directory_options::skip_permission_denied | fs::directory_options::follow_directory_symlink;
+  for (auto it = fs::recursive_directory_iterator(top, options); it != fs::recursive_directory_iterator(); ++it) {
+    std::error_code kind;
+    if (it->is_directory(kind)) {
+      ancestors.resize(static_cast<std::size_t>(it.depth()) + 1);
+      fs::path here = fs::canonical(it->path());
+      if (std::find(ancestors.begin(), ancestors.end(), here) != ancestors.end()) it.disable_recursion_pending();
+      else ancestors.push_back(std::move(here));
+    } else if (it->is_regular_file(kind)) {
+      found.push_back(it->path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// A generated tree (seeded): folders four deep with files, an empty folder, a link to a
+// sibling folder (its files listed twice), links back to the top and to a parent (cycles,
+// cut), a link to a file (listed) and a dangling link (not).
+TEST(Files, FoldersListedOnEveryCoreAsOneWalkListsThem) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const test::TempDir dir;
+  const fs::path top = dir / "top";
+  std::vector<fs::path> folders{top};
+  for (int i = 0; i < 60; ++i) {
+    const fs::path& parent = folders[static_cast<std::size_t>(random.integer(0, static_cast<int>(folders.size()) - 1))];
+    if (std::distance(top.begin(), top.end()) + 4 <= std::distance(parent.begin(), parent.end())) continue;
+    folders.push_back(parent / ("d" + std::to_string(i)));
+  }
+  for (const fs::path& f : folders) fs::create_directories(f);
+  for (int i = 0; i < 400; ++i)
+    test::write_file(folders[static_cast<std::size_t>(random.integer(0, static_cast<int>(folders.size()) - 1))] /
+                         ("f" + std::to_string(i) + ".txt"),
+                     std::to_string(i));
+  fs::create_directories(top / "empty");
+  fs::create_symlink(folders[1], top / "link_to_folder");
+  fs::create_symlink(top, folders.back() / "link_to_top");
+  fs::create_symlink(folders[1].parent_path(), folders[1] / "link_to_parent");
+  fs::create_symlink(top / "f0.txt", top / "link_to_file");
+  test::write_file(top / "f0.txt", "zero");
+  fs::create_symlink(top / "nowhere", top / "dangling");
+  const std::vector<std::string> want = files_below_one_by_one(top);
+  EXPECT_GT(want.size(), 400u);  // the linked folder's files twice
+  EXPECT_EQ(dedup::list_files({top.string()}, true), want);
+  // Several paths, files as given among them.
+  const std::string file = (top / "f0.txt").string();
+  std::vector<std::string> both = want;
+  both.insert(both.begin(), file);
+  EXPECT_EQ(dedup::list_files({file, top.string()}, true), both);
+}
+
 TEST(HashList, ReadsWhatItWrites) {
   const std::vector<std::pair<std::string, std::string>> entries = {
       {"3:abc:de", "plain.txt"}, {"6:rJPHPd:n", "a\"b.txt"}, {"3::", "dir/with,comma and space"}, {"96:AbC+/9:x", ""}};

@@ -259,6 +259,8 @@ int run_dedup(DedupOptions& options) {
       (kind == DeviceSpec::Kind::Auto && ssdeep && file_bytes(options.paths) >= kSsdeepListBytesToStartGpu))
     device.begin(options.common, true, prepare);
   Inputs in = gather(options.paths);  // rank 0 reads the lists and walks the folders
+  if (context.timings)
+    note(fmt::format("timing: found {} inputs in {:.3f} s", in.names.size(), seconds_since(start)));
   const bool gpu_pays_off =
       ssdeep ? in.names.size() >= kSsdeepGpuSignatures : in.documents.size() >= kEditRateGpuDocuments;
   if (!device.started()) device.begin(options.common, gpu_pays_off, prepare);
