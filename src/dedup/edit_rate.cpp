@@ -126,6 +126,10 @@ Candidates signature_candidates(const std::vector<Document>& docs, const std::ve
   // the doubled signatures of the rows that meet a group of twice their block size (the
   // group position of each string beyond in `position`).
   StringSet strings;
+  std::size_t chars = 0;
+  for (std::uint32_t k = 0; k < order.size(); ++k) chars += (docs[doc_at(k)].*filter.signature).text.size();
+  strings.chars.reserve(chars);
+  strings.offsets.reserve(order.size() + 1);
   for (std::uint32_t k = 0; k < order.size(); ++k) strings.add((docs[doc_at(k)].*filter.signature).text);
   std::vector<std::uint32_t> position(order.size());
   std::iota(position.begin(), position.end(), 0u);
@@ -326,6 +330,8 @@ void verify_on_gpus(const GpuWork& work, const Candidates& pairs, const Limit& l
   run_parts(workers, [&](std::size_t w) {
     std::vector<std::size_t> mine;
     std::vector<TextPair> text_pairs;
+    mine.reserve(work.order.size() / workers + 1);
+    text_pairs.reserve(work.order.size() / workers + 1);
     for (std::size_t u = w; u < work.order.size(); u += workers) {
       const std::size_t k = work.order[u];
       mine.push_back(k);
@@ -429,6 +435,8 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   // thesis's then). (Two ranks may both hold a pair, one from each filter: the results are
   // deduplicated once more at the end.)
   Candidates pairs;
+  pairs.reserve(std::accumulate(found.begin(), found.end(), std::size_t{0},
+                                [](std::size_t n, const Candidates& part) { return n + part.size(); }));
   for (const Candidates& part : found)
     for (const Candidate& c : part) pairs.push_back({std::min(c.a, c.b), std::max(c.a, c.b), c.full});
   tbb::parallel_sort(pairs.begin(), pairs.end(), [](const Candidate& p, const Candidate& q) {
@@ -544,7 +552,9 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
     s.candidates = count[0];
     s.signature_pairs = count[1];
   }
-  std::sort(all.begin(), all.end(), [](const RateMatch& p, const RateMatch& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  tbb::parallel_sort(all.begin(), all.end(), [](const RateMatch& p, const RateMatch& q) {
+    return p.a != q.a ? p.a < q.a : p.b < q.b;
+  });
   all.erase(std::unique(all.begin(), all.end()), all.end());
   s.verify_seconds = seconds_since(start);
   return all;
