@@ -102,6 +102,10 @@ struct RateOptions {
   // Rows of a group that meet their window together (one kernel call on a GPU); 0: 64 on
   // the CPU, 1,024 on a GPU (the fastest measured: bench/results/dedup.md).
   std::uint32_t run_rows = 0;
+  // Characters of signatures a call scores at most (blocks of pairs over one set of them,
+  // each group's once); more are scored by further calls. 0: 1 GiB. A group (one block
+  // size) whose signatures pass 4 GiB is refused (Failure).
+  std::size_t pair_set_chars = 0;
   // When set, called once the documents are signed (the signatures need no GPU): the GPUs
   // to use from then on (empty: the CPU), in place of `device` and `devices`. A caller that
   // starts its GPUs meanwhile (the driver takes a fraction of a second) overlaps that with

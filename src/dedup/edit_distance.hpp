@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "simkit/dedup.hpp"
+#include "simkit/error.hpp"
 
 namespace simkit::dedup {
 
@@ -68,6 +69,9 @@ struct StringSet {
     return std::string_view(chars).substr(offsets[i], offsets[i + 1] - offsets[i]);
   }
   void add(std::string_view s) {
+    if (chars.size() + s.size() > UINT32_MAX)  // the offsets are 32 bits
+      throw Failure("more than 4 GiB of strings in one set (edit-distance pairs): " + std::to_string(size()) +
+                    " strings so far");
     chars.append(s);
     offsets.push_back(static_cast<std::uint32_t>(chars.size()));
   }

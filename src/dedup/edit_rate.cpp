@@ -38,6 +38,8 @@ double seconds_since(Clock::time_point start) {
 constexpr std::uint64_t kLongPair = std::uint64_t{1} << 16;  // bytes of both documents
 
 constexpr std::size_t kDefaultKeptBytes = std::size_t{1} << 30;
+// Characters of signatures scored by one call at most (RateOptions::pair_set_chars).
+constexpr std::size_t kPairSetChars = std::size_t{1} << 30;
 
 // More would let most pairs of ordinary signatures through.
 constexpr std::uint32_t kMaxGuaranteedEdits = 16;
@@ -122,64 +124,90 @@ Candidates signature_candidates(const std::vector<Document>& docs, const std::ve
                                           [&](std::uint32_t i) { return static_cast<double>(length_of(i)) <= high; });
     return std::pair{static_cast<std::uint32_t>(begin - order.begin()), static_cast<std::uint32_t>(end - order.begin())};
   };
-  // Every string the blocks name, in one set: the signature of group position k at k, then
-  // the doubled signatures of the rows that meet a group of twice their block size (the
-  // group position of each string beyond in `position`).
+  // The blocks' strings in sets, each scored by one call: a group's signatures once, as one
+  // range (base[g] its first), then the doubled signatures of the rows that meet a group
+  // of twice their block size; `position` holds each string's group position. A set is
+  // scored once the next meeting's strings would take it past options.pair_set_chars (the
+  // kernels index a set's characters with 32 bits).
+  const std::size_t set_chars = options.pair_set_chars != 0 ? options.pair_set_chars : kPairSetChars;
+  constexpr std::uint32_t kAbsent = UINT32_MAX;
+  const auto& all_groups = groups.groups();
+  const auto text_of = [&](std::uint32_t k) -> const std::string& { return (docs[doc_at(k)].*filter.signature).text; };
+  const auto doubled_of = [&](std::uint32_t k) -> const std::string& { return (docs[doc_at(k)].*filter.signature).doubled; };
+  std::vector<std::size_t> group_chars(all_groups.size(), 0);
+  for (std::size_t g = 0; g < all_groups.size(); ++g)
+    for (std::uint32_t k = all_groups[g].begin; k < all_groups[g].end; ++k) group_chars[g] += text_of(k).size();
+  Candidates out;
   StringSet strings;
-  std::size_t chars = 0;
-  for (std::uint32_t k = 0; k < order.size(); ++k) chars += (docs[doc_at(k)].*filter.signature).text.size();
-  strings.chars.reserve(chars);
-  strings.offsets.reserve(order.size() + 1);
-  for (std::uint32_t k = 0; k < order.size(); ++k) strings.add((docs[doc_at(k)].*filter.signature).text);
-  std::vector<std::uint32_t> position(order.size());
-  std::iota(position.begin(), position.end(), 0u);
+  std::vector<std::uint32_t> position, base(all_groups.size(), kAbsent);
+  std::vector<PairBlock> blocks;
+  const auto score = [&] {
+    for (const PairBlock& b : blocks) scored += b.pairs();
+    double ms = 0;
+    const std::vector<EditPair> pairs = device >= 0 ? edit_pairs_gpu(strings, blocks, filter.rule, options.kernel,
+                                                                     device, &ms, PairOrder::as_found)
+                                                    : edit_pairs_cpu(strings, blocks, filter.rule);
+    if (device_ms != nullptr) *device_ms += ms;
+    for (const EditPair& p : pairs) {
+      const std::uint32_t a = doc_at(position[p.a]), b = doc_at(position[p.b]);
+      if (filter.guaranteed_edits) {
+        // Edits beyond what the lengths allow below the rate cannot make a true pair.
+        const std::optional<std::uint32_t> edits = largest_distance_below(options.rate, docs[a].length + docs[b].length);
+        if (!edits || p.distance > std::min(*edits, *filter.guaranteed_edits) * ctph::kSignatureCharsPerEdit) continue;
+      }
+      out.push_back({a, b, !filter.guaranteed_edits});
+    }
+    strings = StringSet{};
+    position.clear();
+    base.assign(all_groups.size(), kAbsent);
+    blocks.clear();
+  };
+  const auto place_group = [&](std::size_t g) {
+    if (base[g] != kAbsent) return;
+    base[g] = static_cast<std::uint32_t>(strings.size());
+    for (std::uint32_t k = all_groups[g].begin; k < all_groups[g].end; ++k) {
+      strings.add(text_of(k));
+      position.push_back(k);
+    }
+  };
   // A worker's rows of a group in runs of consecutive lengths, each run meeting only its
   // window (bench/results/dedup.md: runs of 1,024 rows on a GPU, 64 on the CPU).
   const std::uint32_t run_rows = !options.prune_by_length ? UINT32_MAX
                                  : options.run_rows != 0  ? options.run_rows
                                  : device >= 0            ? 1024
                                                           : 64;
-  std::vector<PairBlock> blocks;
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
-    const auto& gx = groups.groups()[meeting.x];
-    const auto& gy = groups.groups()[meeting.y];
+    const auto& gx = all_groups[meeting.x];
+    const auto& gy = all_groups[meeting.y];
     const RowRange mine = share_rows(gx.end - gx.begin, meeting.same(), share);
     const auto lo = gx.begin + static_cast<std::uint32_t>(mine.begin), hi = gx.begin + static_cast<std::uint32_t>(mine.end);
+    if (lo >= hi) continue;
+    std::size_t more = base[meeting.y] == kAbsent ? group_chars[meeting.y] : 0;
+    if (!meeting.same())
+      for (std::uint32_t k = lo; k < hi; ++k) more += doubled_of(k).size();
+    if (!blocks.empty() && strings.chars.size() + more > set_chars) score();
+    place_group(meeting.y);
+    const auto at_y = [&](std::uint32_t k) { return base[meeting.y] + (k - gy.begin); };
     for (std::uint32_t begin = lo; begin < hi;) {
       const std::uint32_t end = hi - begin > run_rows ? begin + run_rows : hi;
       const auto [y_begin, y_end] = window(gy, length_of(order[begin]), length_of(order[end - 1]));
       if (meeting.same()) {
         // Rows [begin, end) among themselves, then with the later rows of their window.
-        blocks.push_back({begin, end - begin, begin, end - begin, true});
+        blocks.push_back({at_y(begin), end - begin, at_y(begin), end - begin, true});
         const std::uint32_t later = std::max(end, y_begin);
-        if (later < y_end) blocks.push_back({begin, end - begin, later, y_end - later, false});
+        if (later < y_end) blocks.push_back({at_y(begin), end - begin, at_y(later), y_end - later, false});
       } else if (y_begin < y_end) {
         const auto x = static_cast<std::uint32_t>(strings.size());
         for (std::uint32_t k = begin; k < end; ++k) {
-          strings.add((docs[doc_at(k)].*filter.signature).doubled);
+          strings.add(doubled_of(k));
           position.push_back(k);
         }
-        blocks.push_back({x, end - begin, y_begin, y_end - y_begin, false});
+        blocks.push_back({x, end - begin, at_y(y_begin), y_end - y_begin, false});
       }
       begin = end;
     }
   }
-  for (const PairBlock& b : blocks) scored += b.pairs();
-  double ms = 0;
-  const std::vector<EditPair> pairs = device >= 0 ? edit_pairs_gpu(strings, blocks, filter.rule, options.kernel, device,
-                                                                   &ms, PairOrder::as_found)
-                                                  : edit_pairs_cpu(strings, blocks, filter.rule);
-  if (device_ms != nullptr) *device_ms += ms;
-  Candidates out;
-  for (const EditPair& p : pairs) {
-    const std::uint32_t a = doc_at(position[p.a]), b = doc_at(position[p.b]);
-    if (filter.guaranteed_edits) {
-      // Edits beyond what the lengths allow below the rate cannot make a true pair.
-      const std::optional<std::uint32_t> edits = largest_distance_below(options.rate, docs[a].length + docs[b].length);
-      if (!edits || p.distance > std::min(*edits, *filter.guaranteed_edits) * ctph::kSignatureCharsPerEdit) continue;
-    }
-    out.push_back({a, b, !filter.guaranteed_edits});
-  }
+  if (!blocks.empty()) score();
   return out;
 }
 

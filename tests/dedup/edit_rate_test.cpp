@@ -219,7 +219,8 @@ TEST(EditRate, UnsignableDocumentsMeetEveryDocument) {
 // the very candidates, that scoring every pair of compatible block sizes finds, while
 // scoring fewer: real headers with planted near-duplicates, documents of every length from
 // 40 bytes to 12 KB and two empty ones, at rates whose windows are narrow and wide, with
-// and without the guarantee, in runs of the default 64 rows and of 5 (many runs a group).
+// and without the guarantee, in runs of the default 64 rows and of 5 (many runs a group),
+// the signatures scored in one set and in sets of at most 300 characters (many calls).
 TEST(EditRate, PruningByLengthFindsWhatScoringEveryPairFinds) {
   test::Random random;
   SCOPED_TRACE(random.seed());
@@ -244,15 +245,22 @@ TEST(EditRate, PruningByLengthFindsWhatScoringEveryPairFinds) {
       const auto every = dedup::match_rates(files, options, &every_stats);
       EXPECT_GT(every_stats.candidates, 0u);
       options.prune_by_length = true;
-      for (const std::uint32_t run_rows : {0u, 5u}) {
-        const std::string what = "rate " + std::to_string(rate) + ", guaranteed edits " + std::to_string(guaranteed) +
-                                 ", runs of " + std::to_string(run_rows);
-        options.run_rows = run_rows;
-        dedup::RateStats stats;
-        EXPECT_EQ(dedup::match_rates(files, options, &stats), every) << what;
-        EXPECT_EQ(stats.candidates, every_stats.candidates) << what;
-        EXPECT_LT(stats.signature_pairs, every_stats.signature_pairs) << what;
-      }
+      std::uint64_t pruned_pairs = 0;
+      // Runs of the default and of 5 rows; the signatures scored in one set, and in sets of
+      // at most 300 characters (a call every meeting or two).
+      for (const std::uint32_t run_rows : {0u, 5u})
+        for (const std::size_t set_chars : {std::size_t{0}, std::size_t{300}}) {
+          const std::string what = "rate " + std::to_string(rate) + ", guaranteed edits " + std::to_string(guaranteed) +
+                                   ", runs of " + std::to_string(run_rows) + ", sets of " + std::to_string(set_chars);
+          options.run_rows = run_rows;
+          options.pair_set_chars = set_chars;
+          dedup::RateStats stats;
+          EXPECT_EQ(dedup::match_rates(files, options, &stats), every) << what;
+          EXPECT_EQ(stats.candidates, every_stats.candidates) << what;
+          EXPECT_LT(stats.signature_pairs, every_stats.signature_pairs) << what;
+          if (set_chars == 0) pruned_pairs = stats.signature_pairs;
+          else EXPECT_EQ(stats.signature_pairs, pruned_pairs) << what;
+        }
     }
 }
 

@@ -13,7 +13,7 @@
 //   16 a lane; the masks read from a table of the pattern's (each warp a slot of 256
 //   character rows), since ballots would cost 64 a lane a character at that width. Its
 //   bands: one word, then 64 and doubling. Its blocks start before the narrow kernel's
-//   (the host waits for them: place_wide_first).
+//   (the host waits for them: wait_for_wide_blocks).
 // distance_in_diagonal_band is the same computation on the CPU, step for step.
 #include <algorithm>
 #include <chrono>
