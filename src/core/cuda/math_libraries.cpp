@@ -27,6 +27,7 @@ void* library(Library which) {
   struct Opened {
     std::once_flag once;
     void* handle = nullptr;
+    std::string error;  // the loader's, kept for every later call
   };
   static Opened opened[3];
   static constexpr const char* names[3] = {SIMKIT_CUBLAS_SONAME, SIMKIT_CUSOLVER_SONAME, SIMKIT_CUSPARSE_SONAME};
@@ -35,9 +36,13 @@ void* library(Library which) {
   std::call_once(o.once, [&] {
     o.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (o.handle == nullptr) o.handle = dlopen((std::string(SIMKIT_CUDA_LIBRARY_DIR "/") + name).c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (o.handle == nullptr) {
+      const char* why = dlerror();
+      o.error = why != nullptr ? why : "not found";
+    }
   });
   if (o.handle == nullptr)
-    throw Failure(std::string("cannot load ") + name + ", which simkit's GPU code needs (" + dlerror() +
+    throw Failure(std::string("cannot load ") + name + ", which simkit's GPU code needs (" + o.error +
                   "): install the CUDA toolkit's libraries or name their folder in LD_LIBRARY_PATH");
   return o.handle;
 }
