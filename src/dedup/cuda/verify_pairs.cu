@@ -118,19 +118,26 @@ __device__ std::int64_t count_bound(const Trimmed& t, int* counts, int lane) {
   return max(__reduce_add_sync(kAll, more), __reduce_add_sync(kAll, fewer));
 }
 
+// The lower bound a pair's bands start from: past `limit` already when the lengths differ
+// by more (the bytes then not counted), else count_bound's.
+__device__ std::int64_t pair_bound(const Trimmed& t, std::int64_t limit, int* counts, int lane) {
+  return t.n - t.m > limit ? t.n - t.m : count_bound(t, counts, lane);
+}
+
 // Ukkonen's doubling: band(words, k) for a band of one word, then of second_words, then
 // twice as wide, while the distance is beyond the band and the limit asks for more. Bands
-// narrower than `bound` (a lower bound of the distance) are skipped: they cannot hold it.
+// narrower than `bound` (pair_bound: a lower bound of the distance) are skipped: they
+// cannot hold it.
 template <typename Band>
 __device__ std::uint32_t doubling(const Trimmed& t, std::int64_t limit, std::int64_t bound, int second_words,
                                   int most_words, const Band& band) {
-  if (t.n - t.m > limit || bound > limit) return kBeyond;
+  if (bound > limit) return kBeyond;
   if (t.m == 0) return static_cast<std::uint32_t>(t.n);
   std::uint32_t result = kBeyond;
   for (int words = 1; words <= most_words; words = words == 1 ? second_words : 2 * words) {
     const std::int64_t k = min(limit, std::int64_t{64} * words - 1);
-    if (k < bound) continue;
-    if (t.n - t.m <= k) result = band(words, k);
+    if (k < bound) continue;  // (so the band holds the lengths' difference: bound >= n - m)
+    result = band(words, k);
     if (result != kBeyond || k == limit) break;
   }
   return result;
@@ -237,8 +244,9 @@ __global__ void __launch_bounds__(kThreads) verify_kernel(Job job) {
   for (std::uint32_t p = 0; next_pair(job, lane, p);) {
     const TextPair pair = job.pairs[p];
     const Trimmed t = trim_pair(job, pair, lane);
+    const std::int64_t limit = min(pair.limit, kGpuNarrowEdits);
     const std::uint32_t result =
-        doubling(t, min(pair.limit, kGpuNarrowEdits), count_bound(t, mine, lane), 2, kNarrowWords, [&](int words, std::int64_t k) {
+        doubling(t, limit, pair_bound(t, limit, mine, lane), 2, kNarrowWords, [&](int words, std::int64_t k) {
           return words == 1 ? band_distance<true>(t.pattern, t.m, t.text, t.n, k, 1, lane)
                             : band_distance<false>(t.pattern, t.m, t.text, t.n, k, words, lane);
         });
@@ -385,8 +393,8 @@ __global__ void __launch_bounds__(kWideThreads, 1) wide_kernel(Job job) {
   for (std::uint32_t p = 0; next_pair(job, lane, p);) {
     const TextPair pair = job.pairs[p];
     const Trimmed t = trim_pair(job, pair, lane);
-    const std::int64_t limit = min(pair.limit, kGpuBandEdits), bound = count_bound(t, mine, lane);
-    if (t.n - t.m > limit || bound > limit) {  // beyond: no table to mark
+    const std::int64_t limit = min(pair.limit, kGpuBandEdits), bound = pair_bound(t, limit, mine, lane);
+    if (bound > limit) {  // beyond: no table to mark
       if (lane == 0) job.out[p] = kBeyond;
       continue;
     }
