@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dedup/edit_detail.hpp"
 #include "dedup/edit_distance.hpp"
 #include "random_edits.hpp"
 #include "test_support.hpp"
@@ -103,9 +104,7 @@ inline std::vector<dedup::EditPair> block_pairs(const dedup::StringSet& set,
         const std::uint32_t i = b.x + r, j = b.y + c;
         if (rule.passes(distance[i][j], set[i].size(), set[j].size())) out.push_back({i, j, distance[i][j]});
       }
-  std::sort(out.begin(), out.end(), [](const dedup::EditPair& p, const dedup::EditPair& q) {
-    return p.a != q.a ? p.a < q.a : p.b < q.b;
-  });
+  dedup::detail::sort_pairs(out);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "dedup/edit_detail.hpp"
 #include "dedup/edit_distance.hpp"
 #include "edit_distance_fixture.hpp"
 #include "test_support.hpp"
@@ -42,8 +43,7 @@ TEST(GpuEditPairs, EachKernelEqualsTheCpu) {
             << dedup::kernel_name(kernel) << ", " << letters << " letters, " << test::describe(rule);
         // As found: the same pairs in the kernels' order.
         auto as_found = dedup::edit_pairs_gpu(xs, ys, false, rule, kernel, 0, nullptr, dedup::PairOrder::as_found);
-        std::sort(as_found.begin(), as_found.end(),
-                  [](const dedup::EditPair& p, const dedup::EditPair& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+        dedup::detail::sort_pairs(as_found);
         EXPECT_EQ(as_found, rectangle) << dedup::kernel_name(kernel) << ", as found";
       }
     }
@@ -65,9 +65,7 @@ TEST(GpuEditPairs, BlocksInOneLaunchEqualTheCpu) {
         EXPECT_EQ(dedup::edit_pairs_gpu(set, blocks, rule, kernel, 0), want)
             << dedup::kernel_name(kernel) << ", " << letters << " letters, " << test::describe(rule);
         auto as_found = dedup::edit_pairs_gpu(set, blocks, rule, kernel, 0, nullptr, dedup::PairOrder::as_found);
-        std::sort(as_found.begin(), as_found.end(), [](const dedup::EditPair& p, const dedup::EditPair& q) {
-          return p.a != q.a ? p.a < q.a : p.b != q.b ? p.b < q.b : p.distance < q.distance;
-        });
+        dedup::detail::sort_pairs(as_found);  // (a pair in two blocks: the same distance twice)
         EXPECT_EQ(as_found, want) << dedup::kernel_name(kernel) << ", as found";
       }
     }
