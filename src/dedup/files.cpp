@@ -7,15 +7,11 @@
 #include <cerrno>
 #include <span>
 #include <filesystem>
-#include <iterator>
-#include <mutex>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/parallel_for_each.h>
-#include <oneapi/tbb/parallel_sort.h>
 
 #include "core/text.hpp"
 #include "dedup/file_bytes.hpp"
@@ -29,67 +25,6 @@ namespace simkit::dedup {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// A folder by its device and inode: the same folder whatever the path (links, mounts).
-struct FolderId {
-  dev_t device;
-  ino_t inode;
-  friend bool operator==(const FolderId&, const FolderId&) = default;
-};
-
-// A folder to list, and the folders above it on the way there (its own id last).
-struct Folder {
-  fs::path path;
-  std::vector<FolderId> chain;
-};
-
-// Every regular file below `top`, unsorted. Each folder is listed by a task of its own, so
-// that thousands of folders are walked on every core (bench/results/dedup.md: the 20,000
-// inputs of the edit-rate command found in about 0.1 s, against 0.125 s one folder after
-// another, most of it the GPU driver's start beside the walk).
-// Symbolic links are followed, as ssdeep -r does (a folder reached by two paths is listed
-// under both), except a link back to a folder on the way (a cycle); folders that may not
-// be read are passed over. Other errors: FileError naming `top`.
-std::vector<std::string> files_below(const std::string& top) {
-  struct stat st {};
-  if (::stat(top.c_str(), &st) != 0) throw FileError(Location{top}, "cannot list the directory", errno);
-  tbb::enumerable_thread_specific<std::vector<std::string>> found;
-  std::mutex error_mutex;
-  std::error_code error;
-  const std::vector<Folder> first{Folder{top, {FolderId{st.st_dev, st.st_ino}}}};
-  tbb::parallel_for_each(first.begin(), first.end(), [&](const Folder& folder, tbb::feeder<Folder>& feeder) {
-    std::vector<std::string>& mine = found.local();
-    std::error_code ec;
-    for (auto it = fs::directory_iterator(folder.path, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::directory_iterator(); it.increment(ec)) {
-      std::error_code kind;
-      if (it->is_directory(kind)) {  // (through a link too)
-        struct stat sub {};
-        if (::stat(it->path().c_str(), &sub) != 0) continue;
-        const FolderId id{sub.st_dev, sub.st_ino};
-        if (std::find(folder.chain.begin(), folder.chain.end(), id) != folder.chain.end()) continue;  // a cycle
-        Folder next{it->path(), folder.chain};
-        next.chain.push_back(id);
-        feeder.add(std::move(next));
-      } else if (it->is_regular_file(kind)) {
-        mine.push_back(it->path().string());
-      }
-    }
-    if (ec) {
-      const std::lock_guard lock(error_mutex);
-      if (!error) error = ec;
-    }
-  });
-  if (error) throw FileError(Location{top}, "cannot list the directory: " + error.message(), error.value());
-  std::vector<std::string> files;
-  for (std::vector<std::string>& part : found) files.insert(files.end(), std::make_move_iterator(part.begin()),
-                                                            std::make_move_iterator(part.end()));
-  return files;
-}
-
-}  // namespace
-
 std::vector<std::string> list_files(const std::vector<std::string>& paths, bool recursive) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
@@ -101,10 +36,29 @@ std::vector<std::string> list_files(const std::vector<std::string>& paths, bool 
       continue;
     }
     if (!recursive) throw FileError(Location{path}, "is a directory (use -r to hash the files below it)", EISDIR);
-    std::vector<std::string> found = files_below(path);
+    // Symbolic links are followed, as ssdeep -r does (a directory reached by two paths is
+    // listed under both), except a link back to a directory being listed (a cycle).
+    std::vector<std::string> found;
+    std::vector<fs::path> ancestors{fs::canonical(path, ec)};  // ancestors[d]: the directory at depth d - 1
+    const auto options = fs::directory_options::skip_permission_denied | fs::directory_options::follow_directory_symlink;
+    for (auto it = fs::recursive_directory_iterator(path, options, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      std::error_code kind;
+      if (it->is_directory(kind)) {
+        ancestors.resize(static_cast<std::size_t>(it.depth()) + 1);
+        fs::path here = fs::canonical(it->path(), kind);
+        if (std::find(ancestors.begin(), ancestors.end(), here) != ancestors.end())
+          it.disable_recursion_pending();
+        else
+          ancestors.push_back(std::move(here));
+      } else if (it->is_regular_file(kind)) {
+        found.push_back(it->path().string());
+      }
+    }
+    if (ec) throw FileError(Location{path}, "cannot list the directory: " + ec.message(), ec.value());
     if (found.empty()) throw InputError(Location{path}, "the directory holds no file");
-    tbb::parallel_sort(found.begin(), found.end());
-    files.insert(files.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
   }
   return files;
 }
