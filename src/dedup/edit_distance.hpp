@@ -127,6 +127,11 @@ std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, b
                                      EditKernel kernel, int device, double* device_ms = nullptr,
                                      PairOrder order = PairOrder::sorted);
 
+// Makes what `count` threads scoring signature pairs on `device` at once use (a stream,
+// events, an output buffer each), kept for the process, so that their first calls do not
+// (a CUDA build only).
+void keep_edit_pairs_collectors(int device, std::size_t count);
+
 // A pair of texts to verify: indices into the texts, and the largest distance that matters.
 struct TextPair {
   std::uint32_t a = 0, b = 0;

@@ -37,6 +37,11 @@ double seconds_since(Clock::time_point start) {
 
 constexpr std::uint64_t kLongPair = std::uint64_t{1} << 16;  // bytes of both documents
 
+// A candidate's sort word (match_rates): its first document in the top 31 bits, its
+// second in the next 32, whether it is not full in the last; so at most 2^31 documents.
+constexpr std::uint64_t kDocumentMask = 0xffffffffu;
+constexpr std::size_t kMaxDocuments = std::size_t{1} << 31;
+
 constexpr std::size_t kDefaultKeptBytes = std::size_t{1} << 30;
 // Characters of signatures scored by one call at most (RateOptions::pair_set_chars).
 constexpr std::size_t kPairSetChars = std::size_t{1} << 30;
@@ -148,15 +153,22 @@ Candidates signature_candidates(const std::vector<Document>& docs, const std::ve
                                                                      device, &ms, PairOrder::as_found)
                                                     : edit_pairs_cpu(strings, blocks, filter.rule);
     if (device_ms != nullptr) *device_ms += ms;
-    for (const EditPair& p : pairs) {
+    const std::size_t first = out.size();
+    out.resize(first + pairs.size());
+    tbb::parallel_for(std::size_t{0}, pairs.size(), [&](std::size_t i) {
+      const EditPair& p = pairs[i];
       const std::uint32_t a = doc_at(position[p.a]), b = doc_at(position[p.b]);
+      out[first + i] = {a, b, !filter.guaranteed_edits};
       if (filter.guaranteed_edits) {
         // Edits beyond what the lengths allow below the rate cannot make a true pair.
         const std::optional<std::uint32_t> edits = largest_distance_below(options.rate, docs[a].length + docs[b].length);
-        if (!edits || p.distance > std::min(*edits, *filter.guaranteed_edits) * ctph::kSignatureCharsPerEdit) continue;
+        if (!edits || p.distance > std::min(*edits, *filter.guaranteed_edits) * ctph::kSignatureCharsPerEdit)
+          out[first + i].a = out[first + i].b = kAbsent;
       }
-      out.push_back({a, b, !filter.guaranteed_edits});
-    }
+    });
+    out.erase(std::remove_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                             [&](const Candidate& c) { return c.a == kAbsent && c.b == kAbsent; }),
+              out.end());
     strings = StringSet{};
     position.clear();
     base.assign(all_groups.size(), kAbsent);
@@ -347,29 +359,25 @@ GpuWork gpu_work(std::vector<Document>& docs, const Candidates& pairs, const std
   return work;
 }
 
-// Verifies the work's pairs on the GPUs, shared out round robin: calls found(k, distance)
-// for each pair within its limit (from the GPUs' threads: it must be safe to call from
-// any thread).
-template <typename Limit, typename Found>
-void verify_on_gpus(const GpuWork& work, const Candidates& pairs, const Limit& limit_of, const std::vector<int>& gpus,
-                    double* device_ms, const Found& found) {
+// Verifies the work's pairs on the GPUs, shared out round robin: each pair's distance
+// within its limit into distances[k] (a GPU a thread; no two write the same pair).
+void verify_on_gpus(const GpuWork& work, const Candidates& pairs, const std::vector<std::optional<std::uint32_t>>& limits,
+                    const std::vector<int>& gpus, double* device_ms, std::vector<std::optional<std::uint32_t>>& distances) {
   const std::size_t workers = gpus.size();
   std::vector<double> ms(workers, 0);
   run_parts(workers, [&](std::size_t w) {
-    std::vector<std::size_t> mine;
-    std::vector<TextPair> text_pairs;
-    mine.reserve(work.order.size() / workers + 1);
-    text_pairs.reserve(work.order.size() / workers + 1);
-    for (std::size_t u = w; u < work.order.size(); u += workers) {
-      const std::size_t k = work.order[u];
-      mine.push_back(k);
-      text_pairs.push_back({work.slot[pairs[k].a], work.slot[pairs[k].b], *limit_of(pairs[k])});
-    }
-    const std::vector<std::uint32_t> distances =
+    const std::size_t count = work.order.size() / workers + (w < work.order.size() % workers ? 1 : 0);
+    std::vector<TextPair> text_pairs(count);
+    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t i) {
+      const std::size_t k = work.order[w + i * workers];
+      text_pairs[i] = {work.slot[pairs[k].a], work.slot[pairs[k].b], *limits[k]};
+    });
+    const std::vector<std::uint32_t> found =
         work.sent.empty() ? distances_within_gpu(work.chars.get(), work.offsets, text_pairs, gpus[w], &ms[w])
                           : distances_within_gpu(*work.sent[w], text_pairs, &ms[w]);
-    for (std::size_t u = 0; u < mine.size(); ++u)
-      if (distances[u] != kBeyond) found(mine[u], distances[u]);
+    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t i) {
+      if (found[i] != kBeyond) distances[work.order[w + i * workers]] = found[i];
+    });
   });
   *device_ms += *std::max_element(ms.begin(), ms.end());
 }
@@ -384,6 +392,7 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   if (options.guaranteed_edits > kMaxGuaranteedEdits)
     throw UsageError("the guaranteed edits must be 0.." + std::to_string(kMaxGuaranteedEdits));
   if (!(options.candidate_factor >= 1)) throw UsageError("the candidate factor must be at least 1");
+  if (files.size() > kMaxDocuments) throw UsageError("the edit-rate mode compares at most 2^31 documents");
   RateStats local;
   RateStats& s = stats != nullptr ? *stats : local;
 
@@ -461,26 +470,36 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   s.signature_pairs = std::accumulate(scored.begin(), scored.end(), std::uint64_t{0});
   // Each pair once, its lower document first: both filters may find it (verified as the
   // thesis's then). (Two ranks may both hold a pair, one from each filter: the results are
-  // deduplicated once more at the end.)
-  Candidates pairs;
-  pairs.reserve(std::accumulate(found.begin(), found.end(), std::size_t{0},
-                                [](std::size_t n, const Candidates& part) { return n + part.size(); }));
-  for (const Candidates& part : found)
-    for (const Candidate& c : part) pairs.push_back({std::min(c.a, c.b), std::max(c.a, c.b), c.full});
-  tbb::parallel_sort(pairs.begin(), pairs.end(), [](const Candidate& p, const Candidate& q) {
-    return p.a != q.a ? p.a < q.a : p.b != q.b ? p.b < q.b : p.full > q.full;
+  // deduplicated once more at the end.) Sorted as one word a pair, (a, b, not full): the
+  // sort then compares words, and the first of a pair's words is its full one if any.
+  std::vector<std::size_t> part_begin(found.size() + 1, 0);
+  for (std::size_t p = 0; p < found.size(); ++p) part_begin[p + 1] = part_begin[p] + found[p].size();
+  std::vector<std::uint64_t> keys(part_begin.back());
+  tbb::parallel_for(std::size_t{0}, found.size(), [&](std::size_t p) {
+    tbb::parallel_for(std::size_t{0}, found[p].size(), [&](std::size_t i) {
+      const Candidate& c = found[p][i];
+      keys[part_begin[p] + i] = std::uint64_t{std::min(c.a, c.b)} << 33 | std::uint64_t{std::max(c.a, c.b)} << 1 |
+                                (c.full ? 0u : 1u);
+    });
   });
-  pairs.erase(std::unique(pairs.begin(), pairs.end(), [](const Candidate& p, const Candidate& q) {
-                return p.a == q.a && p.b == q.b;
-              }),
-              pairs.end());
+  found = {};
+  tbb::parallel_sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end(), [](std::uint64_t p, std::uint64_t q) { return p >> 1 == q >> 1; }),
+             keys.end());
   // An edit distance is at least the difference of the lengths: pairs too unequal in
   // length cannot pass, whatever their signatures say.
-  std::erase_if(pairs, [&](const Candidate& p) {
-    const std::uint64_t la = docs[p.a].length, lb = docs[p.b].length;
-    return !below_rate(static_cast<std::uint32_t>(std::min<std::uint64_t>(la > lb ? la - lb : lb - la, UINT32_MAX)),
-                       la, lb, options.rate);
+  std::vector<char> can_pass(keys.size());
+  tbb::parallel_for(std::size_t{0}, keys.size(), [&](std::size_t k) {
+    const std::uint64_t la = docs[keys[k] >> 33].length, lb = docs[(keys[k] >> 1) & kDocumentMask].length;
+    can_pass[k] = below_rate(static_cast<std::uint32_t>(std::min<std::uint64_t>(la > lb ? la - lb : lb - la, UINT32_MAX)),
+                             la, lb, options.rate);
   });
+  Candidates pairs;
+  pairs.reserve(keys.size());
+  for (std::size_t k = 0; k < keys.size(); ++k)
+    if (can_pass[k])
+      pairs.push_back({static_cast<std::uint32_t>(keys[k] >> 33), static_cast<std::uint32_t>((keys[k] >> 1) & kDocumentMask),
+                       (keys[k] & 1) == 0});
   // Long pairs first, longest first: one started last would leave every other core idle.
   // The rest keep their rows together, whose first document each thread reads once.
   // (Pairs verified only up to the guaranteed edits cost little whatever their length.)
@@ -491,30 +510,24 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   s.candidate_seconds = seconds_since(start);
 
   start = Clock::now();
-  // The largest distance that matters for a pair: below the rate, and for the guarantee's
-  // pairs within its edits (none: the pair cannot pass).
-  const auto limit_of = [&](const Candidate& p) -> std::optional<std::uint32_t> {
-    const std::optional<std::uint32_t> limit = largest_distance_below(options.rate, docs[p.a].length + docs[p.b].length);
-    if (!limit || p.full) return limit;
-    return std::min(*limit, options.guaranteed_edits);
-  };
-  struct Readers {
-    FileBytes a, b;
-    std::vector<RateMatch> found;
-  };
-  tbb::enumerable_thread_specific<Readers> verifiers;
-  const auto keep = [&](std::uint32_t i, std::uint32_t j, std::uint32_t d) {
-    const std::uint64_t total = docs[i].length + docs[j].length;
-    verifiers.local().found.push_back(RateMatch{std::min(i, j), std::max(i, j), d,
-                                                total == 0 ? 0.0 : static_cast<double>(d) / static_cast<double>(total)});
-  };
+  // The largest distance that matters for each pair: below the rate, and for the
+  // guarantee's pairs within its edits (none: the pair cannot pass).
+  std::vector<std::optional<std::uint32_t>> limits(pairs.size());
+  tbb::parallel_for(std::size_t{0}, pairs.size(), [&](std::size_t k) {
+    const Candidate& p = pairs[k];
+    limits[k] = largest_distance_below(options.rate, docs[p.a].length + docs[p.b].length);
+    if (limits[k] && !p.full) limits[k] = std::min(*limits[k], options.guaranteed_edits);
+  });
+  // Each pair's distance, where within its limit: written by the cores and the GPUs, each
+  // pair by one of them.
+  std::vector<std::optional<std::uint32_t>> distances(pairs.size());
+  tbb::enumerable_thread_specific<std::pair<FileBytes, FileBytes>> readers_of_pairs;
   const auto verify = [&](std::size_t k) {
+    if (!limits[k]) return;
     const std::uint32_t i = pairs[k].a, j = pairs[k].b;
-    const std::optional<std::uint32_t> limit = limit_of(pairs[k]);
-    if (!limit) return;
-    Readers& r = verifiers.local();
-    const std::string_view ta = text_of(docs[i], files[i], r.a), tb = text_of(docs[j], files[j], r.b);
-    if (const auto d = edit_distance_within(ta, tb, *limit)) keep(i, j, *d);
+    auto& [ra, rb] = readers_of_pairs.local();
+    const std::string_view ta = text_of(docs[i], files[i], ra), tb = text_of(docs[j], files[j], rb);
+    distances[k] = edit_distance_within(ta, tb, *limits[k]);
   };
   // With GPUs, they verify the pairs of documents in memory whose limits their bands hold
   // (gpu_band_edits) while the cores take the rest from the start. Long pairs with narrow
@@ -522,17 +535,16 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   // take long; wide limits are where a warp's 32 lanes gain the most.
   std::vector<char> on_gpu(pairs.size(), 0);
   std::vector<std::size_t> gpu_pairs;
-  if (!gpus.empty())
-    for (std::size_t k = 0; k < pairs.size(); ++k) {
+  if (!gpus.empty()) {
+    tbb::parallel_for(std::size_t{0}, pairs.size(), [&](std::size_t k) {
       const Document &da = docs[pairs[k].a], &db = docs[pairs[k].b];
       const bool in_memory = (da.length == 0 || !da.kept.empty()) && (db.length == 0 || !db.kept.empty());
-      const std::optional<std::uint32_t> limit = limit_of(pairs[k]);
-      if (in_memory && limit && *limit <= gpu_band_edits(da.length, db.length) &&
-          (da.length + db.length < kLongPair || *limit > kGpuNarrowEdits)) {
-        on_gpu[k] = 1;
-        gpu_pairs.push_back(k);
-      }
-    }
+      on_gpu[k] = in_memory && limits[k] && *limits[k] <= gpu_band_edits(da.length, db.length) &&
+                  (da.length + db.length < kLongPair || *limits[k] > kGpuNarrowEdits);
+    });
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      if (on_gpu[k]) gpu_pairs.push_back(k);
+  }
   // The GPUs' documents packed before the cores start on theirs (packing takes every core).
   s.gpu_verify_seconds = s.gpu_verify_ms = s.cores_verify_seconds = 0;
   std::vector<GpuTextsPtr> sent = sending.valid() ? sending.get() : std::vector<GpuTextsPtr>{};
@@ -561,8 +573,7 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
   });
   if (!gpu_pairs.empty()) {
     try {
-      verify_on_gpus(work, pairs, limit_of, gpus, &s.gpu_verify_ms,
-                     [&](std::size_t k, std::uint32_t d) { keep(pairs[k].a, pairs[k].b, d); });
+      verify_on_gpus(work, pairs, limits, gpus, &s.gpu_verify_ms, distances);
       s.gpu_verify_seconds = seconds_since(packed);
       s.device_ms += s.gpu_verify_ms;
     } catch (...) {
@@ -571,19 +582,30 @@ std::vector<RateMatch> match_rates(const std::vector<std::string>& files, const 
     }
   }
   group.wait();
+  // The pairs within their limits in (a, b) order: the candidates after the long ones are
+  // in that order already, the long ones' few are sorted and merged in.
   std::vector<RateMatch> all;
-  for (auto& v : verifiers) all.insert(all.end(), v.found.begin(), v.found.end());
+  std::size_t long_matches = 0;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    if (!distances[k]) continue;
+    const std::uint32_t d = *distances[k];
+    const std::uint64_t total = docs[pairs[k].a].length + docs[pairs[k].b].length;
+    all.push_back({pairs[k].a, pairs[k].b, d, total == 0 ? 0.0 : static_cast<double>(d) / static_cast<double>(total)});
+    if (k < long_count) ++long_matches;
+  }
+  const auto by_documents = [](const RateMatch& p, const RateMatch& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; };
+  const auto long_matches_end = all.begin() + static_cast<std::ptrdiff_t>(long_matches);
+  std::sort(all.begin(), long_matches_end, by_documents);
+  std::inplace_merge(all.begin(), long_matches_end, all.end(), by_documents);
   if (cluster::size() > 1) {  // every rank's pairs on rank 0 (each once); the candidates of all ranks counted
     all = cluster::gather_values<RateMatch>(all);
     std::vector<std::uint64_t> count = {s.candidates, s.signature_pairs};
     cluster::sum(count);
     s.candidates = count[0];
     s.signature_pairs = count[1];
+    tbb::parallel_sort(all.begin(), all.end(), by_documents);
+    all.erase(std::unique(all.begin(), all.end()), all.end());
   }
-  tbb::parallel_sort(all.begin(), all.end(), [](const RateMatch& p, const RateMatch& q) {
-    return p.a != q.a ? p.a < q.a : p.b < q.b;
-  });
-  all.erase(std::unique(all.begin(), all.end()), all.end());
   s.verify_seconds = seconds_since(start);
   return all;
 }

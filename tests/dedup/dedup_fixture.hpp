@@ -114,14 +114,15 @@ inline std::vector<std::string> sample_documents(Random& random, std::size_t cou
   return out;
 }
 
-// `count` documents (sample_documents, 500 to 8,000 bytes), each beside a copy with 1 to 3
-// random substitutions, insertions and deletions (an edit rate under 1%). Returns the
-// files: file 2i is a document, 2i + 1 its copy.
+// `count` documents (sample_documents, 500 to 8,000 bytes unless said), each beside a copy
+// with 1 to 3 random substitutions, insertions and deletions (an edit rate under 1%).
+// Returns the files: file 2i is a document, 2i + 1 its copy.
 inline std::vector<std::string> plant_near_duplicates(const std::filesystem::path& dir, std::size_t count,
-                                                      Random& random) {
+                                                      Random& random, std::size_t min_length = 500,
+                                                      std::size_t max_length = 8000) {
   std::vector<std::string> files;
   std::size_t i = 0;
-  for (std::string text : sample_documents(random, count, 500, 8000)) {
+  for (std::string text : sample_documents(random, count, min_length, max_length)) {
     const std::string original = (dir / ("doc" + std::to_string(i) + ".h")).string();
     write_file(original, text);
     apply_random_edits(text, random.integer(1, 3), random.engine(), printable);

@@ -279,5 +279,25 @@ TEST(EditRate, FindsEveryPlantedNearDuplicateAndNothingAbove) {
   EXPECT_EQ(dedup::match_rates(files, options), got);
 }
 
+// Long documents among short ones: the pairs of long ones are verified first, yet every
+// pair comes out in document order with its exact distance, on the CPU as with GPUs.
+TEST(EditRate, LongPairsAmongShortOnesComeOutInDocumentOrder) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const test::TempDir short_dir, long_dir;
+  const std::vector<std::string> shorts = test::plant_near_duplicates(short_dir.path(), 8, random);
+  const std::vector<std::string> longs = test::plant_near_duplicates(long_dir.path(), 4, random, 33000, 40000);
+  // Pairs (2i, 2i + 1) as expect_planted_found reads them, long and short in turn.
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < shorts.size(); i += 2) {
+    if (i < longs.size()) files.insert(files.end(), {longs[i], longs[i + 1]});
+    files.insert(files.end(), {shorts[i], shorts[i + 1]});
+  }
+  dedup::RateOptions options;
+  options.rate = 0.05;
+  const auto got = dedup::match_rates(files, options);
+  test::expect_planted_found(files, got, options.rate);
+}
+
 }  // namespace
 }  // namespace simkit

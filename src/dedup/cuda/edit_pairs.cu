@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/cuda/check.hpp"
@@ -316,19 +317,58 @@ class Collector {
   double device_ms_ = 0;
 };
 
-// The calling thread's collector for `device` (current), kept from call to call: the
-// edit-rate pipeline calls edit_pairs_gpu once a group of signatures, and making the
-// stream, events and output buffer anew each time cost more than the kernels.
-// (thread_local objects go before the CUDA runtime's teardown at exit.)
-Collector& collector_on(int device) {
-  thread_local std::map<int, std::unique_ptr<Collector>> collectors;
-  std::unique_ptr<Collector>& collector = collectors[device];
-  if (!collector) collector = std::make_unique<Collector>();
-  collector->clear_time();
-  return *collector;
+// Collectors kept for the process, idle ones by device: the edit-rate pipeline scores each
+// filter's signatures on a thread of its own, made anew each run, and making a stream,
+// events and output buffer cost more than its kernels (4-13 ms a thread in call 95's
+// trace). Never freed: at exit the driver's teardown takes them, while freeing them from a
+// static's destructor would come after the runtime's own teardown.
+struct IdleCollectors {
+  std::mutex mutex;
+  std::map<int, std::vector<Collector*>> by_device;
+};
+
+IdleCollectors& idle_collectors() {
+  static auto* idle = new IdleCollectors;
+  return *idle;
 }
 
+// A collector for `device` (current) while this lives, then idle again.
+class CollectorLoan {
+ public:
+  explicit CollectorLoan(int device) : device_(device) {
+    IdleCollectors& idle = idle_collectors();
+    {
+      const std::lock_guard lock(idle.mutex);
+      std::vector<Collector*>& mine = idle.by_device[device];
+      if (!mine.empty()) {
+        collector_ = mine.back();
+        mine.pop_back();
+      }
+    }
+    if (collector_ == nullptr) collector_ = new Collector;
+    collector_->clear_time();
+  }
+  ~CollectorLoan() {
+    IdleCollectors& idle = idle_collectors();
+    const std::lock_guard lock(idle.mutex);
+    idle.by_device[device_].push_back(collector_);
+  }
+  CollectorLoan(const CollectorLoan&) = delete;
+  CollectorLoan& operator=(const CollectorLoan&) = delete;
+  Collector& operator*() const { return *collector_; }
+
+ private:
+  int device_;
+  Collector* collector_ = nullptr;
+};
+
 }  // namespace
+
+void keep_edit_pairs_collectors(int device, std::size_t count) {
+  const cuda::DeviceGuard guard(device);
+  std::vector<std::unique_ptr<CollectorLoan>> loans;  // all at once: `count` made
+  for (std::size_t i = 0; i < count; ++i) loans.push_back(std::make_unique<CollectorLoan>(device));
+}
 
 std::vector<EditPair> edit_pairs_gpu(const StringSet& strings, const std::vector<PairBlock>& blocks, PairRule rule,
                                      EditKernel kernel, int device, double* device_ms, PairOrder order) {
@@ -349,7 +389,8 @@ std::vector<EditPair> edit_pairs_gpu(const StringSet& strings, const std::vector
   const DeviceStrings d_strings = upload(strings);
   const cuda::DeviceBuffer<TiledBlock> d_blocks = cuda::to_device(tiled.data(), tiled.size());
   const Launcher launcher(kernel, longest(strings));
-  Collector& collector = collector_on(device);
+  const CollectorLoan loan(device);
+  Collector& collector = *loan;
   std::vector<EditPair> pairs = collector.run(
       Batch{d_strings.view(), d_blocks.get(), static_cast<std::uint32_t>(tiled.size()), tiles, rule}, launcher);
   if (device_ms != nullptr) *device_ms = collector.device_ms();

@@ -666,11 +666,13 @@ std::vector<std::uint32_t> distances_within_gpu(const GpuTexts& texts, const std
 }
 
 void prepare_rate_gpu(int device) {
-  // A signature pair and a text pair: every kernel the pipeline runs on a GPU, once.
+  // A signature pair and a text pair: every kernel the pipeline runs on a GPU, once; and
+  // what the two filters' threads score signature pairs with.
   StringSet strings;
   strings.add("abcdefgh");
   strings.add("abcdefgx");
   edit_pairs_gpu(strings, strings, true, PairRule{0.5, 0}, EditKernel::bit_parallel, device);
+  keep_edit_pairs_collectors(device, 2);
   distances_within_gpu(strings.chars.data(), {0, 8, 16}, {TextPair{0, 1, 4}, TextPair{0, 1, kGpuNarrowEdits + 1}},
                        device);
 }
