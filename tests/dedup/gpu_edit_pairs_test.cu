@@ -272,6 +272,49 @@ TEST(GpuVerify, PairsAtTheirByteCountsBound) {
   EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0), want);
 }
 
+// Narrow limits whose pairs pass the narrow kernel's bands by ballots (more than 255 edits
+// apart), deferred to the table kernel: edited copies at hundreds to 1,500 edits at
+// limits around their distances and at the narrow bands' widest; unrelated texts (beyond);
+// more such pairs than the deferred kernel's warps; and a text past kGpuTableText whose
+// edits lie within a few thousand bytes (its pattern fits the tables once trimmed).
+TEST(GpuVerify, NarrowLimitsPastTheBallotBandsEqualTheCpu) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<std::string> texts;
+  std::vector<dedup::TextPair> pairs;
+  std::vector<std::uint32_t> want;
+  const auto add = [&](std::uint32_t i, std::uint32_t j, std::uint32_t limit) {
+    const std::uint32_t widest = std::min(limit, dedup::gpu_band_edits(texts[i].size(), texts[j].size()));
+    const auto d = dedup::edit_distance_within(texts[i], texts[j], widest);
+    pairs.push_back({i, j, limit});
+    want.push_back(d ? *d : dedup::kBeyond);
+  };
+  const int count = test::quick() ? 150 : 400;
+  for (int i = 0; i < count; ++i) {
+    const int letters = i % 3 == 0 ? 4 : 64;
+    texts.push_back(test::random_string(random, random.integer(1000, 6000), letters));
+    const int edits = random.integer(200, std::min(1500, static_cast<int>(texts.back().size()) / 4));
+    texts.push_back(test::edited(random, texts.back(), edits, letters));
+    const auto a = static_cast<std::uint32_t>(texts.size() - 2);
+    const std::uint32_t d = *dedup::edit_distance_within(texts[a], texts[a + 1], dedup::kGpuNarrowEdits);
+    for (const std::uint32_t limit : {d - 1, d, d + 1, dedup::kGpuNarrowEdits})
+      if (limit >= 256) add(a, a + 1, limit);
+    if (i % 8 == 0) add(a, static_cast<std::uint32_t>(random.integer(0, static_cast<int>(a))), dedup::kGpuNarrowEdits);
+  }
+  const std::string long_text = test::random_string(random, static_cast<int>(dedup::kGpuTableText) + 40000, 64);
+  const std::size_t at = 100000;
+  texts.push_back(long_text);
+  texts.push_back(long_text.substr(0, at) + test::edited(random, long_text.substr(at, 5000), 400, 64) +
+                  long_text.substr(at + 5000));
+  const auto last = static_cast<std::uint32_t>(texts.size() - 2);
+  for (const std::uint32_t limit : {300u, dedup::kGpuNarrowEdits, 30000u}) add(last, last + 1, limit);
+  ASSERT_NE(want.back(), dedup::kBeyond) << "a few hundred edits in a few thousand bytes: within the narrow bands";
+  const auto [chars, offsets] = packed(texts);
+  EXPECT_EQ(dedup::distances_within_gpu(chars.data(), offsets, pairs, 0), want);
+  EXPECT_EQ(distances_of_sent(texts, pairs), want) << "texts sent ahead";
+}
+
 TEST(GpuVerify, TextsSentAheadInManyPieces) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;

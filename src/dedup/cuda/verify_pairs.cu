@@ -14,6 +14,10 @@
 //   character rows), since ballots would cost 64 a lane a character at that width. Its
 //   bands: one word, then 64 and doubling. Its blocks start before the narrow kernel's
 //   (the host waits for them: wait_for_wide_blocks).
+// - Narrow limits past kDeferredWords words: bands by ballots up to that width, then,
+//   where the pattern fits the tables, the pair is deferred to the wide kernel run once
+//   more after the narrow one (its tables: one launch of 20,000 Boost headers spent 45% of
+//   its warps' time in the 8- to 32-word bands, 5,600 to 17,000 cycles a byte, call 101).
 // distance_in_diagonal_band is the same computation on the CPU, step for step.
 #include <algorithm>
 #include <chrono>
@@ -61,9 +65,23 @@ struct Job {
   // wide_kernel: a warp's slot of 256 rows of row_words masks, zero between pairs.
   std::uint64_t* tables;
   std::uint64_t row_words;
-  // wide_kernel: a flag a block in mapped host memory, set when the block starts.
+  // wide_kernel: a flag a block in mapped host memory, set when the block starts (none
+  // when null).
   unsigned* started;
+  // verify_kernel: where pairs past kDeferredWords go, their count, and the row words of
+  // the tables that take them (0: none deferred).
+  std::uint32_t* deferred;
+  unsigned* deferred_count;
+  std::uint64_t deferred_row_words;
+  // wide_kernel: the pairs' count on the device (the deferred ones: null otherwise), the
+  // most edits resolved, and a lower bound of every pair's distance known before.
+  const unsigned* device_count;
+  std::int64_t most_edits;
+  std::int64_t known_bound;
 };
+
+// The narrow kernel's widest band by ballots for pairs it may defer.
+constexpr int kDeferredWords = 4;
 
 // A pair's texts after their common ends, the shorter one the pattern.
 struct Trimmed {
@@ -223,7 +241,7 @@ __device__ bool next_pair(const Job& job, int lane, std::uint32_t& p) {
   unsigned u = 0;
   if (lane == 0) u = atomicAdd(job.next, 1u);
   u = __shfl_sync(kAll, u, 0);
-  if (u >= job.count) return false;
+  if (u >= (job.device_count != nullptr ? *job.device_count : job.count)) return false;
   p = job.which[u];
   return true;
 }
@@ -244,12 +262,18 @@ __global__ void __launch_bounds__(kThreads) verify_kernel(Job job) {
   for (std::uint32_t p = 0; next_pair(job, lane, p);) {
     const TextPair pair = job.pairs[p];
     const Trimmed t = trim_pair(job, pair, lane);
-    const std::int64_t limit = min(pair.limit, kGpuNarrowEdits);
+    const std::int64_t limit = min(pair.limit, kGpuNarrowEdits), bound = pair_bound(t, limit, mine, lane);
+    const bool deferrable = limit >= 64 * kDeferredWords && job.deferred_row_words > 1 &&
+                            static_cast<std::uint64_t>(t.m) < 64 * (job.deferred_row_words - 1);
     const std::uint32_t result =
-        doubling(t, limit, pair_bound(t, limit, mine, lane), 2, kNarrowWords, [&](int words, std::int64_t k) {
+        doubling(t, limit, bound, 2, deferrable ? kDeferredWords : kNarrowWords, [&](int words, std::int64_t k) {
           return words == 1 ? band_distance<true>(t.pattern, t.m, t.text, t.n, k, 1, lane)
                             : band_distance<false>(t.pattern, t.m, t.text, t.n, k, words, lane);
         });
+    if (deferrable && result == kBeyond && bound <= limit) {  // beyond the bands tried, within the limit's
+      if (lane == 0) job.deferred[atomicAdd(job.deferred_count, 1u)] = p;
+      continue;
+    }
     if (lane == 0) job.out[p] = result;
   }
 }
@@ -381,7 +405,7 @@ __device__ std::uint32_t wide_band_distance(const std::uint64_t* table, std::uin
 }
 
 __global__ void __launch_bounds__(kWideThreads, 1) wide_kernel(Job job) {
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == 0 && job.started != nullptr) {
     *static_cast<volatile unsigned*>(job.started + blockIdx.x) = 1;
     __threadfence_system();
   }
@@ -393,7 +417,8 @@ __global__ void __launch_bounds__(kWideThreads, 1) wide_kernel(Job job) {
   for (std::uint32_t p = 0; next_pair(job, lane, p);) {
     const TextPair pair = job.pairs[p];
     const Trimmed t = trim_pair(job, pair, lane);
-    const std::int64_t limit = min(pair.limit, kGpuBandEdits), bound = pair_bound(t, limit, mine, lane);
+    const std::int64_t limit = min(static_cast<std::int64_t>(pair.limit), job.most_edits);
+    const std::int64_t bound = max(pair_bound(t, limit, mine, lane), job.known_bound);
     if (bound > limit) {  // beyond: no table to mark
       if (lane == 0) job.out[p] = kBeyond;
       continue;
@@ -490,12 +515,15 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
                       std::size_t count, std::uint32_t* host_out, const cuda::Stream& stream, double* device_ms) {
   const cuda::Stream wide_stream{cuda::Stream::Urgent{}}, narrow_stream;
   cuda::Event start(cudaEventDefault), stop(cudaEventDefault), narrow_stop(cudaEventDefault);
-  cuda::DeviceBuffer<unsigned> next(2);
+  // The kernels' next pairs (narrow, wide, deferred) and the deferred pairs' count.
+  cuda::DeviceBuffer<unsigned> next(4);
   // Each pair to the kernel of its limit, in the caller's order; the wide kernel's
   // tables as long as its longest pattern.
   std::vector<std::uint32_t> which(count);
-  std::size_t narrow = 0, wide = count;
-  std::uint64_t longest = 0;
+  // Deferrable: the narrow pairs whose limits pass the deferred bands (the tables sized for
+  // those whose shorter texts fit them; others may fit once trimmed).
+  std::size_t narrow = 0, wide = count, deferrable = 0;
+  std::uint64_t longest = 0, longest_deferrable = 0;
   for (std::size_t p = 0; p < count; ++p) {
     const TextPair& pair = host_pairs[p];
     const std::uint64_t la = host_offsets[pair.a + 1] - host_offsets[pair.a], lb = host_offsets[pair.b + 1] - host_offsets[pair.b];
@@ -504,6 +532,10 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
       longest = std::max(longest, std::min(la, lb));
     } else {
       which[narrow++] = static_cast<std::uint32_t>(p);
+      if (pair.limit >= 64 * kDeferredWords) {
+        ++deferrable;
+        if (std::min(la, lb) <= kGpuTableText) longest_deferrable = std::max(longest_deferrable, std::min(la, lb));
+      }
     }
   }
   std::reverse(which.begin() + static_cast<std::ptrdiff_t>(wide), which.end());
@@ -519,8 +551,9 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
   cuda::DeviceBuffer<std::uint32_t> d_which(count);
   upload(d_which.get(), which.data(), count);
   cuda::DeviceBuffer<std::uint32_t> d_out(count);
-  SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, 2 * sizeof(unsigned), stream.get()));
-  const Job job{d_chars, d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0, nullptr};
+  SIMKIT_CUDA_CHECK(cudaMemsetAsync(next.get(), 0, 4 * sizeof(unsigned), stream.get()));
+  const Job job{d_chars, d_offsets.get(), d_pairs.get(), d_which.get(), 0, d_out.get(), next.get(), nullptr, 0, nullptr,
+                nullptr, nullptr, 0, nullptr, kGpuBandEdits, 0};
   // The wide pairs' kernel first, on a stream of the greatest priority, then the narrow
   // pairs' beside it once every wide block has started (wait_for_wide_blocks), both after
   // the copies: the wide blocks (each a whole multiprocessor's registers) are placed before
@@ -548,6 +581,28 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
     started = cuda::PinnedBuffer<unsigned>(wide_blocks);
     std::fill_n(started.get(), wide_blocks, 0u);
   }
+  // The deferred pairs' list and tables, their kernel's blocks on the multiprocessors the
+  // wide kernel leaves (it may still run), as many as the memory allows.
+  cuda::DeviceBuffer<std::uint32_t> deferred;
+  cuda::DeviceBuffer<std::uint64_t> deferred_tables;
+  std::size_t deferred_blocks = 0;
+  std::uint64_t deferred_row_words = 0;
+  if (longest_deferrable > 0) {
+    deferred_row_words = (longest_deferrable + 63) / 64 + 1;
+    const std::size_t per_block = kWideThreads / kWarp, slot_bytes = 256 * deferred_row_words * sizeof(std::uint64_t);
+    std::size_t free = 0, total = 0;
+    SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    deferred_blocks = std::min({(deferrable + per_block - 1) / per_block,
+                                std::size_t(std::max(cuda::sm_count() - static_cast<int>(wide_blocks), 1)),
+                                std::min(free / 4, kTableBudget) / (per_block * slot_bytes)});
+    if (deferred_blocks == 0) {
+      deferred_row_words = 0;  // no room: the narrow kernel's bands take them all
+    } else {
+      deferred = cuda::DeviceBuffer<std::uint32_t>(deferrable);
+      deferred_tables = cuda::DeviceBuffer<std::uint64_t>(deferred_blocks * per_block * 256 * deferred_row_words);
+      SIMKIT_CUDA_CHECK(cudaMemsetAsync(deferred_tables.get(), 0, deferred_blocks * per_block * slot_bytes, stream.get()));
+    }
+  }
   start.record(stream.get());
   if (wide_count > 0) {
     SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(wide_stream.get(), start.get()));
@@ -571,9 +626,24 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
     const auto blocks = static_cast<unsigned>(std::min<std::size_t>(warps_wanted, std::size_t(std::max(per_sm, 1)) * cuda::sm_count()));
     Job narrow_job = job;
     narrow_job.count = static_cast<std::uint32_t>(narrow);
+    narrow_job.deferred = deferred.get();
+    narrow_job.deferred_count = next.get() + 2;
+    narrow_job.deferred_row_words = deferred_row_words;
     SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(narrow_stream.get(), start.get()));
     verify_kernel<<<blocks, kThreads, 0, narrow_stream.get()>>>(narrow_job);
     SIMKIT_CUDA_CHECK_LAUNCH();
+    if (deferred_blocks > 0) {  // known beyond the narrow kernel's widest band by ballots
+      Job deferred_job = job;
+      deferred_job.which = deferred.get();
+      deferred_job.device_count = next.get() + 2;
+      deferred_job.next = next.get() + 3;
+      deferred_job.tables = deferred_tables.get();
+      deferred_job.row_words = deferred_row_words;
+      deferred_job.most_edits = kGpuNarrowEdits;
+      deferred_job.known_bound = 64 * kDeferredWords;
+      wide_kernel<<<static_cast<unsigned>(deferred_blocks), kWideThreads, 0, narrow_stream.get()>>>(deferred_job);
+      SIMKIT_CUDA_CHECK_LAUNCH();
+    }
     narrow_stop.record(narrow_stream.get());
     SIMKIT_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), narrow_stop.get()));
   }
