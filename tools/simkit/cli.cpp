@@ -123,9 +123,10 @@ void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::fun
 
 void write_in_slices(OutputFile& out, std::size_t items, std::size_t slice,
                      const std::function<void(std::size_t begin, std::size_t end, std::string& text)>& format) {
-  slice = std::max<std::size_t>(slice, 1);
+  constexpr std::size_t kAtOnce = 64, kSmallestSlice = 1024;
+  // (152,258 pairs in slices of 65,536 kept 3 of an H200 host's 16 cores busy.)
+  slice = std::max<std::size_t>(std::min(slice, std::max(kSmallestSlice, (items + kAtOnce - 1) / kAtOnce)), 1);
   const std::size_t slices = (items + slice - 1) / slice;
-  constexpr std::size_t kAtOnce = 64;
   for (std::size_t first = 0; first < slices; first += kAtOnce) {
     std::vector<std::string> text(std::min(kAtOnce, slices - first));
     tbb::parallel_for(std::size_t{0}, text.size(), [&](std::size_t k) {

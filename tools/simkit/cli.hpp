@@ -71,9 +71,10 @@ struct DeviceStart {
   bool started() const { return thread.joinable(); }
 };
 
-// Writes the text of `items` items in order, formatted on all cores a slice of `slice`
-// items at a time (a bounded number of slices at once, so memory stays bounded):
-// format(begin, end, text) appends the text of items [begin, end).
+// Writes the text of `items` items in order, formatted on all cores a slice of at most
+// `slice` items at a time (a bounded number of slices at once, so memory stays bounded;
+// fewer items, smaller slices, so that every core has some): format(begin, end, text)
+// appends the text of items [begin, end).
 void write_in_slices(OutputFile& out, std::size_t items, std::size_t slice,
                      const std::function<void(std::size_t begin, std::size_t end, std::string& text)>& format);
 
