@@ -129,7 +129,7 @@ std::vector<EditPair> edit_pairs_gpu(const StringSet& xs, const StringSet& ys, b
 
 // Makes what `count` threads scoring signature pairs on `device` at once use (a stream,
 // events, an output buffer each), kept for the process, so that their first calls do not
-// (a CUDA build only).
+// (nothing in a CPU-only build).
 void keep_edit_pairs_collectors(int device, std::size_t count);
 
 // A pair of texts to verify: indices into the texts, and the largest distance that matters.

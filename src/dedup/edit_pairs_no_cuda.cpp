@@ -9,6 +9,8 @@ std::vector<EditPair> edit_pairs_gpu(const StringSet&, const std::vector<PairBlo
   throw Failure("this simkit was built without CUDA");
 }
 
+void keep_edit_pairs_collectors(int, std::size_t) {}
+
 std::vector<std::uint32_t> distances_within_gpu(const char*, const std::vector<std::uint64_t>&,
                                                 const std::vector<TextPair>&, int, double*, std::size_t) {
   throw Failure("this simkit was built without CUDA");
