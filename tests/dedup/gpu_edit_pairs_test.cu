@@ -106,6 +106,16 @@ std::vector<std::uint32_t> distances_of_sent(const std::vector<std::string>& tex
   return sent != nullptr ? dedup::distances_within_gpu(*sent, pairs) : std::vector<std::uint32_t>{};
 }
 
+// Texts i and j at `limit`, and the distance the CPU's banded distance (tested against the
+// reference DP) gives them up to the limit and the GPU's widest band for their lengths.
+void expect_pair(const std::vector<std::string>& texts, std::uint32_t i, std::uint32_t j, std::uint32_t limit,
+                 std::vector<dedup::TextPair>& pairs, std::vector<std::uint32_t>& want) {
+  const std::uint32_t widest = std::min(limit, dedup::gpu_band_edits(texts[i].size(), texts[j].size()));
+  const auto d = dedup::edit_distance_within(texts[i], texts[j], widest);
+  pairs.push_back({i, j, limit});
+  want.push_back(d ? *d : dedup::kBeyond);
+}
+
 // The verification kernels against the reference DP: texts of 0 to 3,000 bytes over 2 to
 // 256 letters, unrelated and edited copies (distances across the band's widths of 1 to 32
 // words), shared ends, every limit around the distance and far above the narrow bands (the
@@ -187,10 +197,7 @@ TEST(GpuVerify, WideBandsEqualTheCpu) {
   std::vector<dedup::TextPair> pairs;
   std::vector<std::uint32_t> want;
   const auto add = [&](std::uint32_t i, std::uint32_t j, std::uint32_t limit) {
-    const std::uint32_t widest = std::min(limit, dedup::gpu_band_edits(texts[i].size(), texts[j].size()));
-    const auto d = dedup::edit_distance_within(texts[i], texts[j], widest);
-    pairs.push_back({i, j, limit});
-    want.push_back(d ? *d : dedup::kBeyond);
+    expect_pair(texts, i, j, limit, pairs, want);
   };
   for (std::uint32_t i = 1; i < static_cast<std::uint32_t>(count); i += 2) {
     const std::uint32_t d = dedup::edit_distance(texts[i - 1], texts[i]);
@@ -285,10 +292,7 @@ TEST(GpuVerify, NarrowLimitsPastTheBallotBandsEqualTheCpu) {
   std::vector<dedup::TextPair> pairs;
   std::vector<std::uint32_t> want;
   const auto add = [&](std::uint32_t i, std::uint32_t j, std::uint32_t limit) {
-    const std::uint32_t widest = std::min(limit, dedup::gpu_band_edits(texts[i].size(), texts[j].size()));
-    const auto d = dedup::edit_distance_within(texts[i], texts[j], widest);
-    pairs.push_back({i, j, limit});
-    want.push_back(d ? *d : dedup::kBeyond);
+    expect_pair(texts, i, j, limit, pairs, want);
   };
   const int count = test::quick() ? 150 : 400;
   for (int i = 0; i < count; ++i) {
