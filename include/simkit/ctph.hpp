@@ -113,8 +113,17 @@ struct Prepared {
   } first, second;
 };
 
+// What prepare makes of the parts: their texts and their 7-character substrings (what
+// compare() needs), or their texts alone (all the GPU's matchers read: a million
+// signatures' substrings are half a GB of the host's memory). add_substrings completes
+// the second kind.
+enum class Substrings { made, left_out };
+
 // Reads a signature as libfuzzy does (see compare); false when it is malformed.
-bool prepare(std::string_view signature, Prepared& out);
+bool prepare(std::string_view signature, Prepared& out, Substrings substrings = Substrings::made);
+void add_substrings(Prepared& prepared);
+// Whether compare() can take it: the substrings of every part long enough to have some.
+bool has_substrings(const Prepared& prepared);
 
 // compare() on prepared signatures: the same score.
 int compare(const Prepared& a, const Prepared& b);

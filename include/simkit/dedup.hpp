@@ -153,8 +153,11 @@ struct Inputs {
 Inputs gather_inputs(const std::vector<std::string>& paths);
 // Hashes the documents into `signatures` (hash_files: progress one a file).
 void hash_documents(Inputs& in, Progress* progress = nullptr);
-// Every signature read for match_all; InputError naming the entry of a malformed one.
-std::vector<ctph::Prepared> prepare_signatures(const Inputs& in);
+// Every signature read for match_all (or, with Substrings::left_out, for the GPU's
+// matchers alone); InputError naming the entry of a malformed one.
+std::vector<ctph::Prepared> prepare_signatures(const Inputs& in, ctph::Substrings substrings = ctph::Substrings::made);
+// Each signature's substrings added, on all cores (for the CPU's matcher).
+void add_substrings(std::vector<ctph::Prepared>& prepared);
 
 // ssdeep's list format: a header line, then `signature,"file"` a line, a '"' in the file
 // name written as '\"'.

@@ -22,16 +22,27 @@ std::string without_long_runs(std::string_view s) {
   return out;
 }
 
-Prepared::Part prepare_part(std::string_view text) {
-  Prepared::Part part{without_long_runs(text), {}, 0};
+// The part's 7-character substrings, packed 8 bits a character and sorted, and their summary.
+void add_runs(Prepared::Part& part) {
   const std::string& t = part.text;
-  for (std::size_t i = 0; i + kCommonRun <= t.size(); ++i) {
-    std::uint64_t packed = 0;
-    for (std::size_t k = 0; k < kCommonRun; ++k) packed = packed << 8 | static_cast<unsigned char>(t[i + k]);
+  part.runs.clear();
+  part.summary = 0;
+  if (t.size() < kCommonRun) return;
+  part.runs.reserve(t.size() + 1 - kCommonRun);
+  constexpr std::uint64_t kSevenBytes = (std::uint64_t{1} << (8 * kCommonRun)) - 1;
+  std::uint64_t packed = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    packed = (packed << 8 | static_cast<unsigned char>(t[i])) & kSevenBytes;
+    if (i + 1 < kCommonRun) continue;
     part.runs.push_back(packed);
     part.summary |= std::uint64_t{1} << ((packed * 0x9E3779B97F4A7C15ull) >> 58);
   }
   std::sort(part.runs.begin(), part.runs.end());
+}
+
+Prepared::Part prepare_part(std::string_view text, Substrings substrings) {
+  Prepared::Part part{without_long_runs(text), {}, 0};
+  if (substrings == Substrings::made) add_runs(part);
   return part;
 }
 
@@ -71,7 +82,7 @@ std::uint32_t score_parts(const Prepared::Part& pa, const Prepared::Part& pb, st
 // sign allowed, too large a number saturating), then ':', the first part, ':', and the
 // second part up to a ',' or the end. A part longer than 64 characters once its runs
 // are cut is malformed.
-bool prepare(std::string_view s, Prepared& out) {
+bool prepare(std::string_view s, Prepared& out, Substrings substrings) {
   const std::size_t colon = s.find(':');
   if (colon == std::string_view::npos) return false;
   const std::string head(s.substr(0, colon));
@@ -83,9 +94,19 @@ bool prepare(std::string_view s, Prepared& out) {
   if (second_colon == std::string_view::npos) return false;
   std::string_view second = s.substr(second_colon + 1);
   second = second.substr(0, second.find(','));
-  out.first = prepare_part(s.substr(0, second_colon));
-  out.second = prepare_part(second);
+  out.first = prepare_part(s.substr(0, second_colon), substrings);
+  out.second = prepare_part(second, substrings);
   return out.first.text.size() <= kSignatureLength && out.second.text.size() <= kSignatureLength;
+}
+
+void add_substrings(Prepared& prepared) {
+  add_runs(prepared.first);
+  add_runs(prepared.second);
+}
+
+bool has_substrings(const Prepared& prepared) {
+  return (prepared.first.text.size() < kCommonRun || !prepared.first.runs.empty()) &&
+         (prepared.second.text.size() < kCommonRun || !prepared.second.runs.empty());
 }
 
 int compare(const Prepared& x, const Prepared& y) {

@@ -1,18 +1,28 @@
 // ssdeep's list format, written by `simkit hash` and read by `simkit dedup` (see
 // simkit/dedup.hpp): "blocksize:first:second" then ',"file"', one entry a line.
+#include <array>
 #include <string>
+
+#include <oneapi/tbb/parallel_for.h>
 
 #include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
+#include "text/lines.hpp"
 
 namespace simkit::dedup {
 
 namespace {
 
-bool is_base64(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
-}
+// (A table: a million entries' 90 million characters are checked.)
+constexpr std::array<bool, 256> kBase64 = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c)
+    table[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+  return table;
+}();
+
+bool is_base64(char c) { return kBase64[static_cast<unsigned char>(c)]; }
 
 // Reads one entry; `fail(column, what)` throws at a column of the line.
 template <typename Fail>
@@ -32,11 +42,11 @@ HashEntry parse_entry(std::string_view line, const Fail& fail) {
   if (i == line.size()) return entry;  // no file name: ssdeep accepts that
   if (line.substr(i, 2) != ",\"") fail(i, "',\"' and a file name, or the end of the line");
   if (line.back() != '"' || line.size() < i + 3) fail(line.size(), "'\"' closing the file name");
-  const std::string_view quoted = line.substr(i + 2, line.size() - i - 3);
-  for (std::size_t k = 0; k < quoted.size(); ++k) {
-    if (quoted[k] == '\\' && k + 1 < quoted.size() && quoted[k + 1] == '"') ++k;
-    entry.file += quoted[k];
-  }
+  std::string_view quoted = line.substr(i + 2, line.size() - i - 3);
+  entry.file.reserve(quoted.size());
+  for (std::size_t k; (k = quoted.find("\\\"")) != std::string_view::npos; quoted.remove_prefix(k + 2))
+    entry.file.append(quoted.substr(0, k)) += '"';  // \" stands for "
+  entry.file.append(quoted);
   return entry;
 }
 
@@ -61,21 +71,34 @@ bool is_hash_list(std::string_view text) {
 
 std::vector<HashEntry> read_hash_list(std::string_view text, const std::string& name) {
   if (!is_hash_list(text)) throw InputError(Location::at_line(name, 1, 1), std::string("expected ssdeep's header line '") + kSsdeepHeader + "'");
-  std::vector<HashEntry> entries;
-  std::uint64_t number = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (number == 1 || line.empty()) continue;
-    const auto fail = [&](std::size_t column, const std::string& what) {
-      throw InputError(Location::at_line(name, number, column + 1), "expected " + what + " in an ssdeep hash line");
-    };
-    entries.push_back(parse_entry(line, fail));
-  }
+  // Pieces of the list parsed on all cores (a million entries are 90 MB), the earliest
+  // error reported.
+  constexpr std::size_t kChunkBytes = 1u << 20;
+  const std::vector<LineChunk> chunks = line_chunks(text, kChunkBytes);
+  std::vector<std::vector<HashEntry>> parts(chunks.size());
+  FirstError first_error;
+  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) {
+    try {
+      for_each_line(chunks[c].of(text), [&](std::string_view line, std::uint64_t k) {
+        const std::uint64_t number = chunks[c].first_line + k - 1;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (number == 1 || line.empty()) return;
+        const auto fail = [&](std::size_t column, const std::string& what) {
+          throw InputError(Location::at_line(name, number, column + 1), "expected " + what + " in an ssdeep hash line");
+        };
+        parts[c].push_back(parse_entry(line, fail));
+      });
+    } catch (const InputError& e) {
+      first_error.offer(e);
+    }
+  });
+  first_error.throw_if_any();
+  std::vector<std::size_t> at(parts.size() + 1, 0);
+  for (std::size_t c = 0; c < parts.size(); ++c) at[c + 1] = at[c] + parts[c].size();
+  std::vector<HashEntry> entries(at.back());
+  tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t c) {
+    std::move(parts[c].begin(), parts[c].end(), entries.begin() + static_cast<std::ptrdiff_t>(at[c]));
+  });
   return entries;
 }
 

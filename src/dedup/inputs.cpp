@@ -22,10 +22,15 @@ Inputs gather_inputs(const std::vector<std::string>& paths) {
     if (files.size() == 1 && files[0] == path) {
       const MappedFile file = MappedFile::open(path);
       if (is_hash_list(file.text())) {
-        for (HashEntry& e : read_hash_list(file.text(), path)) {
-          in.names.push_back(e.file.empty() ? e.signature : std::move(e.file));
-          in.signatures.push_back(std::move(e.signature));
-        }
+        std::vector<HashEntry> entries = read_hash_list(file.text(), path);
+        const std::size_t at = in.names.size();
+        in.names.resize(at + entries.size());
+        in.signatures.resize(at + entries.size());
+        tbb::parallel_for(std::size_t{0}, entries.size(), [&](std::size_t k) {
+          HashEntry& e = entries[k];
+          in.names[at + k] = e.file.empty() ? e.signature : std::move(e.file);
+          in.signatures[at + k] = std::move(e.signature);
+        });
         continue;
       }
     }
@@ -39,15 +44,19 @@ void hash_documents(Inputs& in, Progress* progress) {
   for (std::size_t k = 0; k < hashed.size(); ++k) in.signatures[in.document_at[k]] = std::move(hashed[k]);
 }
 
-std::vector<ctph::Prepared> prepare_signatures(const Inputs& in) {
+std::vector<ctph::Prepared> prepare_signatures(const Inputs& in, ctph::Substrings substrings) {
   std::vector<ctph::Prepared> prepared(in.names.size());
   std::vector<std::uint8_t> ok(in.names.size());
   tbb::parallel_for(std::size_t{0}, in.names.size(),
-                    [&](std::size_t i) { ok[i] = ctph::prepare(in.signatures[i], prepared[i]); });
+                    [&](std::size_t i) { ok[i] = ctph::prepare(in.signatures[i], prepared[i], substrings); });
   // The first malformed one in the list's order is the one reported.
   for (std::size_t i = 0; i < in.names.size(); ++i)
     if (!ok[i]) throw InputError(Location{in.names[i]}, "malformed signature " + quote(in.signatures[i]));
   return prepared;
+}
+
+void add_substrings(std::vector<ctph::Prepared>& prepared) {
+  tbb::parallel_for(std::size_t{0}, prepared.size(), [&](std::size_t i) { ctph::add_substrings(prepared[i]); });
 }
 
 }  // namespace simkit::dedup

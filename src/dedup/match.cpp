@@ -7,9 +7,12 @@
 // index lists are longer than the compatible signatures themselves (very common
 // substrings), it meets those directly instead, so the work never exceeds all pairs.
 #include <algorithm>
+#include <functional>
+#include <stdexcept>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_sort.h>
 #include <xxhash.h>
 
@@ -83,6 +86,15 @@ Index build_index(const std::vector<ctph::Prepared>& signatures) {
 std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int threshold, Progress* progress,
                              Share share) {
   threshold = std::clamp(threshold, 1, 100);  // the index finds only pairs scoring above 0
+  // (Signatures prepared for the GPU alone would score 0 where they share a substring.)
+  if (!tbb::parallel_reduce(
+          tbb::blocked_range<std::size_t>(0, signatures.size()), true,
+          [&](const auto& range, bool ok) {
+            for (std::size_t i = range.begin(); ok && i != range.end(); ++i) ok = ctph::has_substrings(signatures[i]);
+            return ok;
+          },
+          std::logical_and<>()))
+    throw std::logic_error("match_all: signatures prepared without their substrings (ctph::Substrings::left_out)");
   std::vector<std::uint64_t> sizes(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
   const CompatibleGroups groups(sizes);

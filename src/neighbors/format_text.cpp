@@ -9,13 +9,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
-#include <optional>
 
 #include <oneapi/tbb/parallel_for.h>
 #include <fmt/format.h>
 
 #include "neighbors/model_data.hpp"
+#include "text/lines.hpp"
 #include "text/number_text.hpp"
 #include "simkit/progress.hpp"
 
@@ -32,27 +31,12 @@ constexpr std::size_t kChunkBytes = 8u << 20;
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+// A piece of the body and the words its rows hold.
 struct Chunk {
-  std::size_t begin = 0;  // byte offsets into the body
-  std::size_t end = 0;
+  LineChunk lines;  // (line numbers within the body)
   std::size_t first_row = 0;
-  std::size_t rows = 0;
   std::string words;
   std::vector<std::uint32_t> word_lengths;
-};
-
-// The earliest error over all chunks wins, so the message does not depend on timing.
-struct FirstError {
-  std::mutex mutex;
-  std::optional<std::uint64_t> line;
-  std::optional<InputError> error;
-  void offer(const InputError& e) {
-    std::lock_guard lock(mutex);
-    if (!line || e.where().line < *line) {
-      line = e.where().line;
-      error = e;
-    }
-  }
 };
 
 struct TextLayout {
@@ -124,29 +108,16 @@ TextLayout read_layout(std::string_view text, Format format, const std::string& 
   return layout;
 }
 
-std::size_t count_lines(std::string_view body) {
-  std::size_t lines = 0;
-  const char* p = body.data();
-  const char* end = p + body.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    ++lines;
-    if (nl == nullptr) break;
-    p = static_cast<const char*>(nl) + 1;
-  }
-  return lines;
-}
-
 // Parses the lines of one chunk into rows [first_row, first_row + rows).
 void parse_chunk(std::string_view body, Chunk& chunk, const TextLayout& layout, float* vectors,
                  const std::string& path) {
   std::vector<std::string_view> fields;
-  std::size_t pos = chunk.begin;
-  for (std::size_t r = 0; r < chunk.rows; ++r) {
+  std::size_t pos = chunk.lines.begin;
+  for (std::size_t r = 0; r < chunk.lines.lines; ++r) {
     const std::size_t row = chunk.first_row + r;
     const std::uint64_t line_no = layout.header_lines + row + 1;
     std::size_t eol = body.find('\n', pos);
-    if (eol == std::string_view::npos || eol > chunk.end) eol = chunk.end;
+    if (eol == std::string_view::npos || eol > chunk.lines.end) eol = chunk.lines.end;
     const std::string_view line = body.substr(pos, eol - pos);
     const auto column_of = [&](std::string_view field) {
       return static_cast<std::uint64_t>(field.data() - line.data()) + 1;
@@ -191,22 +162,10 @@ Model read_text(const MappedFile& file, Format format, Progress* progress) {
 
   // Chunks end at line ends; a final line without a newline is a line too.
   std::vector<Chunk> chunks;
-  for (std::size_t begin = 0; begin < body.size();) {
-    std::size_t end = std::min(body.size(), begin + kChunkBytes);
-    if (end < body.size()) {
-      const std::size_t nl = body.find('\n', end - 1);
-      end = nl == std::string_view::npos ? body.size() : nl + 1;
-    }
-    chunks.push_back(Chunk{.begin = begin, .end = end});
-    begin = end;
-  }
-  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t i) {
-    chunks[i].rows = count_lines(body.substr(chunks[i].begin, chunks[i].end - chunks[i].begin));
-  });
   std::size_t rows = 0;
-  for (Chunk& c : chunks) {
-    c.first_row = rows;
-    rows += c.rows;
+  for (const LineChunk& piece : line_chunks(body, kChunkBytes)) {
+    chunks.push_back(Chunk{.lines = piece, .first_row = rows});
+    rows += piece.lines;
   }
   if (rows == 0)
     throw InputError(Location::at_line(path, layout.header_lines + 1), "no vectors after the header");
@@ -225,9 +184,9 @@ Model read_text(const MappedFile& file, Format format, Progress* progress) {
     } catch (const InputError& e) {
       first_error.offer(e);
     }
-    if (progress) progress->advance(chunks[i].end - chunks[i].begin);
+    if (progress) progress->advance(chunks[i].lines.end - chunks[i].lines.begin);
   });
-  if (first_error.error) throw *first_error.error;
+  first_error.throw_if_any();
 
   std::size_t word_bytes = 0;
   for (const Chunk& c : chunks) word_bytes += c.words.size();

@@ -2,7 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string_view>
+#include <vector>
+
+#include "simkit/error.hpp"
 
 namespace simkit {
 
@@ -19,5 +24,31 @@ void for_each_line(std::string_view text, Body&& body) {
     at = end + 1;
   }
 }
+
+// A piece of a text that ends at a line's end, for parsing pieces in parallel: its bytes
+// [begin, end), its lines (as for_each_line counts them) and the number of its first line
+// in the whole text (from 1).
+struct LineChunk {
+  std::size_t begin = 0, end = 0;
+  std::uint64_t lines = 0, first_line = 1;
+  std::string_view of(std::string_view text) const { return text.substr(begin, end - begin); }
+};
+
+// `text` cut into pieces of about `bytes` at line ends, their lines counted on all cores.
+std::vector<LineChunk> line_chunks(std::string_view text, std::size_t bytes);
+
+// The error of the earliest line among those that parsers working in parallel offer, so
+// that the message does not depend on timing.
+struct FirstError {
+  std::mutex mutex;
+  std::optional<InputError> error;
+  void offer(const InputError& e) {
+    std::lock_guard lock(mutex);
+    if (!error || e.where().line < error->where().line) error = e;
+  }
+  void throw_if_any() const {
+    if (error) throw *error;
+  }
+};
 
 }  // namespace simkit

@@ -6,4 +6,5 @@ list(APPEND SIMKIT_CPU_SOURCES
   text/number_text.cpp
   text/compressed.cpp
   text/line_source.cpp
+  text/lines.cpp
   text/wikitext.cpp)

@@ -335,6 +335,37 @@ TEST(CtphMatch, AllPairsEqualBruteForce) {
   }
 }
 
+// Signatures read for the GPU alone (their parts' texts) and completed later equal those
+// read whole; the CPU's matcher refuses them incomplete rather than miss their pairs.
+TEST(CtphMatch, SubstringsAddedLaterEqualThoseMadeAtOnce) {
+  test::Random random;
+  std::vector<std::string> signatures;
+  for (const Bytes& data : real_documents(test::quick() ? 30 : 100, random)) {
+    signatures.push_back(reference_hash(data));
+    signatures.push_back(reference_hash(edited(data, random)));
+  }
+  signatures.push_back("3:aaaaaaaaaaaaaaaaa:abc");  // a run cut to three, a part too short for any substring
+  std::vector<ctph::Prepared> whole(signatures.size()), texts(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) {
+    ASSERT_TRUE(ctph::prepare(signatures[i], whole[i]));
+    ASSERT_TRUE(ctph::prepare(signatures[i], texts[i], ctph::Substrings::left_out));
+    EXPECT_TRUE(ctph::has_substrings(whole[i]));
+    EXPECT_EQ(texts[i].first.text, whole[i].first.text);
+    EXPECT_EQ(texts[i].second.text, whole[i].second.text);
+    EXPECT_EQ(texts[i].block_size, whole[i].block_size);
+  }
+  EXPECT_FALSE(std::all_of(texts.begin(), texts.end(), [](const ctph::Prepared& p) { return ctph::has_substrings(p); }));
+  EXPECT_THROW(dedup::match_all(texts, 1), std::logic_error);
+  dedup::add_substrings(texts);
+  for (std::size_t i = 0; i < signatures.size(); ++i) {
+    EXPECT_EQ(texts[i].first.runs, whole[i].first.runs) << signatures[i];
+    EXPECT_EQ(texts[i].second.runs, whole[i].second.runs) << signatures[i];
+    EXPECT_EQ(texts[i].first.summary, whole[i].first.summary);
+    EXPECT_EQ(texts[i].second.summary, whole[i].second.summary);
+  }
+  EXPECT_EQ(dedup::match_all(texts, 1), dedup::match_all(whole, 1));
+}
+
 TEST(Ctph, OddSignaturesScoreAsLibfuzzyScoresThem) {
   const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const std::string good = "3:abcdefgh:abcd";

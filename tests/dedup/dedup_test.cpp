@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "dedup/edit_distance.hpp"
 #include "dedup/sorted_runs.hpp"
 #include "dedup_fixture.hpp"
@@ -119,6 +121,52 @@ TEST(HashList, MalformedLinesSayWhere) {
       EXPECT_EQ(to_string(e.where()), c.where) << e.what();
       EXPECT_NE(std::string(e.what()).find("expected"), std::string::npos) << e.what();
     }
+  }
+}
+
+// A list of several megabytes is parsed in pieces on every core: the entries come out in
+// the list's order, names with quotes, commas and CRLF line ends read as in a small list,
+// and of two malformed lines in later pieces the earlier one is reported, at its line.
+TEST(HashList, ListsOfManyPiecesReadAsOneList) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::string text = std::string(dedup::kSsdeepHeader) + "\n";
+  std::vector<std::pair<std::string, std::string>> want;
+  std::vector<std::uint64_t> line_of;  // each entry's line
+  std::uint64_t line = 1;
+  while (text.size() < (5u << 20)) {
+    const std::string signature = fmt::format("{}:{}:{}", 3 << random.integer(0, 10), test::random_base64(random, random.integer(0, 64), 64),
+                                              test::random_base64(random, random.integer(0, 32), 64));
+    std::string file = fmt::format("dir/{}", want.size());
+    if (random.integer(0, 20) == 0) file += "\"quoted, \\\" name\"";
+    const bool no_name = random.integer(0, 50) == 0;
+    std::string entry = no_name ? signature + "\n" : dedup::list_line(signature, file);
+    if (random.integer(0, 10) == 0) entry.insert(entry.size() - 1, "\r");
+    text += entry;
+    want.emplace_back(signature, no_name ? "" : file);
+    line_of.push_back(++line);
+    if (random.integer(0, 30) == 0) text += "\n", ++line;  // a blank line
+  }
+  const auto got = dedup::read_hash_list(text, "big.ssdeep");
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(got[i].signature, want[i].first) << i;
+    ASSERT_EQ(got[i].file, want[i].second) << i;
+  }
+  // Entries two fifths and four fifths in spoilt: a part with a '!', then a missing quote.
+  const auto spoil = [&](std::size_t entry, std::string_view with) {
+    std::size_t at = 0;
+    for (std::uint64_t l = 1; l < line_of[entry]; ++l) at = text.find('\n', at) + 1;
+    text.replace(at, text.find('\n', at) - at, with);
+  };
+  const std::size_t early = want.size() * 2 / 5, late = want.size() * 4 / 5;
+  spoil(late, "3:abc:def,\"x");
+  spoil(early, "3:ab!c:def,\"x\"");
+  try {
+    dedup::read_hash_list(text, "big.ssdeep");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(to_string(e.where()), fmt::format("big.ssdeep:{}:5", line_of[early])) << e.what();
   }
 }
 

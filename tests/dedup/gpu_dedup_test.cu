@@ -48,9 +48,14 @@ TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnHardSignatures) {
     }
   }
   const auto prepared = test::prepare_all(signatures);
+  // As simkit dedup reads them for the GPU: the parts' texts alone.
+  std::vector<ctph::Prepared> texts(signatures.size());
+  for (std::size_t i = 0; i < signatures.size(); ++i) ctph::prepare(signatures[i], texts[i], ctph::Substrings::left_out);
   for (int threshold : {1, 30, 90}) {
     const auto want = dedup::match_all(prepared, threshold);
     EXPECT_EQ(dedup::match_all_gpu(prepared, threshold, 0), want) << "threshold " << threshold;
+    EXPECT_EQ(dedup::match_all_gpu(texts, threshold, 0), want) << "threshold " << threshold;
+    EXPECT_EQ(dedup::match_every_pair_gpu(texts, threshold, 0, nullptr, {}), want) << "threshold " << threshold;
     EXPECT_FALSE(want.empty());
   }
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "text/line_source.hpp"
+#include "text/lines.hpp"
 #include "text/wikitext.hpp"
 #include "simkit/error.hpp"
 #include "test_support.hpp"
@@ -139,6 +140,40 @@ TEST(LineSources, DamagedDumpsAreRefusedWithTheirLine) {
   EXPECT_NE(test::input_error_of([&] { all_of(*open_lines((dir / "cut.xml").string()), 10); }).find("not a Wikipedia XML dump"),
             std::string::npos);
   EXPECT_THROW(parse_text_format("html"), UsageError);
+}
+
+// Texts cut for parsing in parallel: the pieces tile the text, end at line ends, and number
+// their lines as one pass over the whole text does (blank lines, no final newline,
+// pieces smaller than a line).
+TEST(LineChunks, PiecesNumberTheirLinesAsTheWholeTextDoes) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    const int lines = random.integer(0, 40);
+    for (int l = 0; l < lines; ++l) {
+      text += std::string(static_cast<std::size_t>(random.integer(0, 2) == 0 ? 0 : random.integer(1, 30)), 'a' + l % 26);
+      if (l + 1 < lines || random.integer(0, 1) == 0) text += '\n';
+    }
+    std::vector<std::pair<std::string_view, std::uint64_t>> want, got;
+    for_each_line(text, [&](std::string_view line, std::uint64_t number) { want.emplace_back(line, number); });
+    const std::size_t bytes = static_cast<std::size_t>(random.integer(1, 64));
+    std::size_t next = 0;
+    for (const LineChunk& chunk : line_chunks(text, bytes)) {
+      EXPECT_EQ(chunk.begin, next);
+      EXPECT_GT(chunk.end, chunk.begin);
+      EXPECT_TRUE(chunk.end == text.size() || text[chunk.end - 1] == '\n');
+      next = chunk.end;
+      std::uint64_t counted = 0;
+      for_each_line(chunk.of(text), [&](std::string_view line, std::uint64_t k) {
+        got.emplace_back(line, chunk.first_line + k - 1);
+        counted = k;
+      });
+      EXPECT_EQ(counted, chunk.lines);
+    }
+    EXPECT_EQ(next, text.size());
+    EXPECT_EQ(got, want) << "piece size " << bytes;
+  }
 }
 
 }  // namespace

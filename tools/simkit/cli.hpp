@@ -10,7 +10,9 @@
 #include <future>
 #include <vector>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "simkit/device.hpp"
@@ -77,6 +79,18 @@ struct DeviceStart {
 // appends the text of items [begin, end).
 void write_in_slices(OutputFile& out, std::size_t items, std::size_t slice,
                      const std::function<void(std::size_t begin, std::size_t end, std::string& text)>& format);
+
+// Frees `things` (large containers the rest of a command does not need: rows, parsed
+// signatures) on a thread of its own, beside what follows, usually the writing; the thread
+// is joined where the returned object goes. Freed at once if no thread can be started.
+template <typename... Things>
+std::optional<std::jthread> free_beside(Things... things) {
+  try {
+    return std::jthread([... kept = std::move(things)]() mutable { (Things(std::move(kept)), ...); });
+  } catch (const std::system_error&) {
+    return std::nullopt;
+  }
+}
 
 // Prints one line "simkit: <what>" on standard error (timings, notes).
 void note(const std::string& line);

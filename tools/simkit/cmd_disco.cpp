@@ -174,11 +174,7 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
   const std::size_t dense_width = prepared ? disco::columns_of(*prepared) : 0;
   // The rows and their entries (hundreds of MB unlocked and freed) are not needed for
   // writing: freed beside it (or here, if no thread can be started).
-  std::optional<std::jthread> freeing;
-  try {
-    freeing.emplace([rows = std::move(prepared)]() mutable { rows.reset(); });
-  } catch (const std::system_error&) {
-  }
+  const std::optional<std::jthread> freeing = free_beside(std::move(prepared));
   if (context.timings)
     note(fmt::format("timing: all pairs of {} words ({} form{}) on {} in {:.3f} s{}", model.size(), options.form,
                      all.form == disco::Form::dense ? fmt::format(", {} columns", dense_width) : "",
