@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../dedup/dedup_fixture.hpp"
+#include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
 #include "test_support.hpp"
 
@@ -251,15 +252,28 @@ TEST(DedupCli, LargeListsGiveTheCpusPairsUnderAutoDevice) {
   test::Random random;
   SCOPED_TRACE(random.seed());
   std::string list = std::string(dedup::kSsdeepHeader) + "\n", base;
+  std::vector<std::string> signatures;
   for (int i = 0; i < 100000; ++i) {
     if (i % 8 == 0) base = test::random_base64(random, 40, 64);
     std::string first = base;
     first[static_cast<std::size_t>(random.integer(0, 39))] = 'Z';
-    list += dedup::list_line(fmt::format("{}:{}:{}", 3 << (i % 3), first, base.substr(0, 20)), fmt::format("f{}", i));
+    signatures.push_back(fmt::format("{}:{}:{}", 3 << (i % 3), first, base.substr(0, 20)));
+    list += dedup::list_line(signatures.back(), fmt::format("f{}", i));
   }
   test::write_file(dir / "list.ssd", list);
   const auto list_auto = test::run_simkit({"dedup", "--timings", "-q", (dir / "list.ssd").string()});
   ASSERT_EQ(list_auto.exit_code, 0) << list_auto.err;
+  // The lines (written in slices on every core) in pair order, each with its pair's score.
+  std::pair<int, int> last{-1, -1};
+  for (const std::string& line : test::lines_of(list_auto.out)) {
+    const auto t1 = line.find('\t'), t2 = line.rfind('\t');
+    ASSERT_TRUE(t1 != t2 && line[0] == 'f' && line[t1 + 1] == 'f') << line;
+    const std::pair<int, int> pair{std::stoi(line.substr(1, t1 - 1)), std::stoi(line.substr(t1 + 2, t2 - t1 - 2))};
+    ASSERT_LT(last, pair) << line;
+    ASSERT_LT(pair.first, pair.second) << line;
+    ASSERT_EQ(line.substr(t2 + 1), std::to_string(ctph::compare(signatures[pair.first], signatures[pair.second])));
+    last = pair;
+  }
   const bool on_cpu = list_auto.err.find(" on cpu") != std::string::npos;
   EXPECT_EQ(on_cpu, !test::gpu_available()) << list_auto.err;
   const auto list_cpu = test::run_simkit({"dedup", "--device", "cpu", "-q", (dir / "list.ssd").string()});
