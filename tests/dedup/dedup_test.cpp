@@ -22,10 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The files below a folder as one walk finds them, one folder after another (the rules
-// list_files keeps while it lists folders on every core): links followed, a folder under
-// every path that reaches it, a link back to a folder on the way (by its canonical path)
-// not followed; sorted.
+// The files below a folder as one plain walk finds them, one folder after another (the
+// rules list_files keeps): links followed, a folder under every path that reaches it, a
+// link back to a folder on the way (by its canonical path) not followed; sorted.
 std::vector<std::string> files_below_one_by_one(const fs::path& top) {
   std::vector<std::string> found;
   std::vector<fs::path> ancestors{fs::canonical(top)};
@@ -48,7 +47,7 @@ std::vector<std::string> files_below_one_by_one(const fs::path& top) {
 // A generated tree (seeded): folders four deep with files, an empty folder, a link to a
 // sibling folder (its files listed twice), links back to the top and to a parent (cycles,
 // cut), a link to a file (listed) and a dangling link (not).
-TEST(Files, FoldersListedOnEveryCoreAsOneWalkListsThem) {
+TEST(Files, FoldersListedAsOneWalkListsThem) {
   test::Random random;
   SCOPED_TRACE(random.seed());
   const test::TempDir dir;

@@ -80,8 +80,11 @@ struct Job {
   std::int64_t known_bound;
 };
 
-// The narrow kernel's widest band by ballots for pairs it may defer.
+// The narrow kernel's widest band by ballots for pairs it may defer, and the least limit
+// of a pair it may defer: the bands answer distances below it, so a deferred pair's
+// distance is at least this (the host counts the pairs by it, the kernel defers by it).
 constexpr int kDeferredWords = 4;
+constexpr std::int64_t kDeferredLimit = 64 * kDeferredWords;
 
 // A pair's texts after their common ends, the shorter one the pattern.
 struct Trimmed {
@@ -263,7 +266,7 @@ __global__ void __launch_bounds__(kThreads) verify_kernel(Job job) {
     const TextPair pair = job.pairs[p];
     const Trimmed t = trim_pair(job, pair, lane);
     const std::int64_t limit = min(pair.limit, kGpuNarrowEdits), bound = pair_bound(t, limit, mine, lane);
-    const bool deferrable = limit >= 64 * kDeferredWords && job.deferred_row_words > 1 &&
+    const bool deferrable = limit >= kDeferredLimit && job.deferred_row_words > 1 &&
                             static_cast<std::uint64_t>(t.m) < 64 * (job.deferred_row_words - 1);
     const std::uint32_t result =
         doubling(t, limit, bound, 2, deferrable ? kDeferredWords : kNarrowWords, [&](int words, std::int64_t k) {
@@ -532,7 +535,7 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
       longest = std::max(longest, std::min(la, lb));
     } else {
       which[narrow++] = static_cast<std::uint32_t>(p);
-      if (pair.limit >= 64 * kDeferredWords) {
+      if (pair.limit >= kDeferredLimit) {
         ++deferrable;
         if (std::min(la, lb) <= kGpuTableText) longest_deferrable = std::max(longest_deferrable, std::min(la, lb));
       }
@@ -640,7 +643,7 @@ void verify_on_device(const char* d_chars, const std::vector<std::uint64_t>& hos
       deferred_job.tables = deferred_tables.get();
       deferred_job.row_words = deferred_row_words;
       deferred_job.most_edits = kGpuNarrowEdits;
-      deferred_job.known_bound = 64 * kDeferredWords;
+      deferred_job.known_bound = kDeferredLimit;
       wide_kernel<<<static_cast<unsigned>(deferred_blocks), kWideThreads, 0, narrow_stream.get()>>>(deferred_job);
       SIMKIT_CUDA_CHECK_LAUNCH();
     }
