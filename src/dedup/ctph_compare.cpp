@@ -1,6 +1,7 @@
 // Match scores of CTPH signatures, as libfuzzy 2.14.1's fuzzy_compare computes them
 // (see ctph.hpp): integer arithmetic in the same order, so scores are identical.
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <string>
 
@@ -57,17 +58,21 @@ bool share_run(const Prepared::Part& a, const Prepared::Part& b) {
   return false;
 }
 
-// Insertions and deletions cost 1, a substitution 2.
+// Insertions and deletions cost 1, a substitution 2 (libfuzzy's weights): as a
+// substitution costs a deletion and an insertion, the distance is la + lb - 2 LCS. The
+// LCS bit-parallel (Hyyro), one 64-bit word for a part of at most 64 characters, as the
+// GPU's matchers compute it: about 64 steps where the table took 64 x 64 cells.
 std::uint32_t edit_distance(std::string_view a, std::string_view b) {
-  std::uint32_t row[kSignatureLength + 1], next[kSignatureLength + 1];
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<std::uint32_t>(j);
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    next[0] = static_cast<std::uint32_t>(i);
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      next[j] = std::min({row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 2u)});
-    std::copy(next, next + b.size() + 1, row);
+  std::uint64_t mask[256] = {};  // bit i of mask[c]: a[i] == c
+  for (std::size_t i = 0; i < a.size(); ++i) mask[static_cast<unsigned char>(a[i])] |= std::uint64_t{1} << i;
+  std::uint64_t v = ~std::uint64_t{0};
+  for (const char c : b) {
+    const std::uint64_t u = v & mask[static_cast<unsigned char>(c)];
+    v = (v + u) | (v - u);
   }
-  return row[b.size()];
+  const std::uint64_t in_a = a.size() >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << a.size()) - 1;
+  const auto common = static_cast<std::uint32_t>(std::popcount(~v & in_a));
+  return static_cast<std::uint32_t>(a.size() + b.size()) - 2 * common;
 }
 
 std::uint32_t score_parts(const Prepared::Part& pa, const Prepared::Part& pb, std::uint64_t block_size) {

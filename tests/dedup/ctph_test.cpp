@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "dedup_fixture.hpp"
 #include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
 #include "test_support.hpp"
@@ -364,6 +367,33 @@ TEST(CtphMatch, SubstringsAddedLaterEqualThoseMadeAtOnce) {
     EXPECT_EQ(texts[i].second.summary, whole[i].second.summary);
   }
   EXPECT_EQ(dedup::match_all(texts, 1), dedup::match_all(whole, 1));
+}
+
+// Parts of every length up to 64 over alphabets of 1 to 64 letters (long common
+// subsequences, runs cut to three), at equal and doubled block sizes, small ones (whose
+// scores are capped) included: the scores are libfuzzy's.
+TEST(Ctph, RandomPartsScoreAsLibfuzzyScoresThem) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const auto part = [&](int letters) { return test::random_base64(random, random.integer(0, 64), letters); };
+  for (int round = 0; round < (test::quick() ? 3000 : 30000); ++round) {
+    const int letters = std::vector<int>{1, 2, 3, 5, 16, 64}[static_cast<std::size_t>(round % 6)];
+    const std::uint64_t size = std::uint64_t{3} << random.integer(0, 8);
+    const std::string base = part(letters);
+    std::string other = base;  // a near copy: a few characters changed, dropped or added
+    for (int e = random.integer(0, 8); e > 0 && !other.empty(); --e) {
+      const auto at = static_cast<std::size_t>(random.integer(0, static_cast<int>(other.size()) - 1));
+      const int kind = random.integer(0, 2);
+      if (kind == 0) other[at] = test::random_base64(random, 1, letters)[0];
+      else if (kind == 1) other.erase(at, 1);
+      else if (other.size() < 64) other.insert(at, test::random_base64(random, 1, letters));
+    }
+    const std::string x = fmt::format("{}:{}:{}", size, base, part(letters));
+    const std::string y = random.integer(0, 1) == 0 ? fmt::format("{}:{}:{}", size, other, part(letters))
+                                                    : fmt::format("{}:{}:{}", size * 2, other, base);
+    ASSERT_EQ(ctph::compare(x, y), fuzzy_compare(x.c_str(), y.c_str())) << x << " " << y;
+    ASSERT_EQ(ctph::compare(y, x), fuzzy_compare(y.c_str(), x.c_str())) << y << " " << x;
+  }
 }
 
 TEST(Ctph, OddSignaturesScoreAsLibfuzzyScoresThem) {
