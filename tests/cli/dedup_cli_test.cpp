@@ -244,7 +244,7 @@ TEST(DedupCli, AutoDeviceKeepsSmallJobsOnTheCpu) {
   EXPECT_STREQ(device_of(test::run_simkit({"dedup", "--timings", "-q", boost_dir()})), "cpu");
 }
 
-// ssdeep mode: a list of 100,000 signatures (families of near copies) takes the GPU under
+// ssdeep mode: a list of 160,000 signatures (families of near copies) takes the GPU under
 // --device auto, read for it (the parts' texts alone), and gives the CPU's pairs. Without
 // a GPU, auto falls back to the CPU after that reading, whose substrings are added then.
 TEST(DedupCli, LargeListsGiveTheCpusPairsUnderAutoDevice) {
@@ -253,7 +253,7 @@ TEST(DedupCli, LargeListsGiveTheCpusPairsUnderAutoDevice) {
   SCOPED_TRACE(random.seed());
   std::string list = std::string(dedup::kSsdeepHeader) + "\n", base;
   std::vector<std::string> signatures;
-  for (int i = 0; i < 100000; ++i) {
+  for (int i = 0; i < 160000; ++i) {
     if (i % 8 == 0) base = test::random_base64(random, 40, 64);
     std::string first = base;
     first[static_cast<std::size_t>(random.integer(0, 39))] = 'Z';
@@ -278,7 +278,7 @@ TEST(DedupCli, LargeListsGiveTheCpusPairsUnderAutoDevice) {
   EXPECT_EQ(on_cpu, !test::gpu_available()) << list_auto.err;
   const auto list_cpu = test::run_simkit({"dedup", "--device", "cpu", "-q", (dir / "list.ssd").string()});
   EXPECT_EQ(list_auto.out, list_cpu.out);
-  EXPECT_GT(std::count(list_cpu.out.begin(), list_cpu.out.end(), '\n'), 100000);
+  EXPECT_GT(std::count(list_cpu.out.begin(), list_cpu.out.end(), '\n'), 160000);
 }
 
 }  // namespace

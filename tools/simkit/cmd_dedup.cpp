@@ -232,22 +232,32 @@ FoundList run_edit_rate(DedupOptions& options, Context& context, const Inputs& i
 
 // --device auto's rule (docs/gpu.md, bench/results/auto_device.md, measured on an H100
 // and an H200 with 16 cores): jobs smaller than these are done on the CPU before the GPU's
-// driver has started and loaded its kernels. ssdeep lists of this many bytes or more start
-// the GPU while they are read (the count decides once they are).
+// driver has started and loaded its kernels. ssdeep lists that seem to hold enough
+// signatures start the GPU while they are read (the count decides once they are).
 constexpr std::size_t kEditRateGpuDocuments = 5000;
-constexpr std::size_t kSsdeepGpuSignatures = 100000;
-constexpr std::uintmax_t kSsdeepListBytesToStartGpu = 4u << 20;
+constexpr std::size_t kSsdeepGpuSignatures = 150000;
 
-// The bytes of the paths that are files (lists or documents), not folders.
-std::uintmax_t file_bytes(const std::vector<std::string>& paths) {
-  std::uintmax_t bytes = 0;
+// About how many signatures the ssdeep lists among the paths hold: each list's size over
+// the length of the lines in its first 64 KiB (exact for a list that short). Files that
+// are not lists, and folders, count none.
+std::uintmax_t listed_signatures_estimate(const std::vector<std::string>& paths) {
+  constexpr std::size_t kSample = 64u << 10;
+  double estimate = 0;
   for (const std::string& path : paths) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) continue;
-    const std::uintmax_t size = std::filesystem::file_size(path, error);
-    if (!error) bytes += size;
+    try {
+      const MappedFile file = MappedFile::open(path);
+      const std::string_view text = file.text();
+      if (!dedup::is_hash_list(text)) continue;
+      const std::size_t header = std::min(text.size(), text.find('\n') + 1);
+      const std::string_view sample = text.substr(header, kSample);
+      const auto lines = static_cast<double>(std::count(sample.begin(), sample.end(), '\n'));
+      if (!sample.empty()) estimate += lines * static_cast<double>(text.size() - header) / static_cast<double>(sample.size());
+    } catch (const Error&) {  // unreadable: reported when the inputs are read
+    }
   }
-  return bytes;
+  return static_cast<std::uintmax_t>(estimate);
 }
 
 int run_dedup(DedupOptions& options) {
@@ -272,7 +282,7 @@ int run_dedup(DedupOptions& options) {
   };
   DeviceStart device;
   if (kind == DeviceSpec::Kind::Cuda ||
-      (kind == DeviceSpec::Kind::Auto && ssdeep && file_bytes(options.paths) >= kSsdeepListBytesToStartGpu))
+      (kind == DeviceSpec::Kind::Auto && ssdeep && listed_signatures_estimate(options.paths) >= kSsdeepGpuSignatures))
     device.begin(options.common, true, prepare);
   Inputs in = gather(options.paths);  // rank 0 reads the lists and walks the folders
   if (context.timings)
