@@ -315,15 +315,21 @@ TEST(Ctph, ScoresEqualLibfuzzyOnRealAndNearDuplicatePairs) {
   EXPECT_GT(high, near_pairs / 2);  // the planted near-duplicates mostly score high
 }
 
+// libfuzzy's signatures of `count` real documents, each followed by an edited copy's.
+std::vector<std::string> real_signatures_and_copies(std::size_t count, test::Random& random) {
+  std::vector<std::string> signatures;
+  for (const Bytes& data : real_documents(count, random)) {
+    signatures.push_back(reference_hash(data));
+    signatures.push_back(reference_hash(edited(data, random)));
+  }
+  return signatures;
+}
+
 // All pairs of real signatures and their near-duplicates: the matcher's list equals the
 // brute-force list of libfuzzy's scores, at two thresholds.
 TEST(CtphMatch, AllPairsEqualBruteForce) {
   test::Random random;
-  std::vector<std::string> signatures;
-  for (const Bytes& data : real_documents(test::quick() ? 60 : 300, random)) {
-    signatures.push_back(reference_hash(data));
-    signatures.push_back(reference_hash(edited(data, random)));
-  }
+  std::vector<std::string> signatures = real_signatures_and_copies(test::quick() ? 60 : 300, random);
   std::vector<ctph::Prepared> prepared(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i]));
   for (int threshold : {1, 60}) {
@@ -342,11 +348,7 @@ TEST(CtphMatch, AllPairsEqualBruteForce) {
 // read whole; the CPU's matcher refuses them incomplete rather than miss their pairs.
 TEST(CtphMatch, SubstringsAddedLaterEqualThoseMadeAtOnce) {
   test::Random random;
-  std::vector<std::string> signatures;
-  for (const Bytes& data : real_documents(test::quick() ? 30 : 100, random)) {
-    signatures.push_back(reference_hash(data));
-    signatures.push_back(reference_hash(edited(data, random)));
-  }
+  std::vector<std::string> signatures = real_signatures_and_copies(test::quick() ? 30 : 100, random);
   signatures.push_back("3:aaaaaaaaaaaaaaaaa:abc");  // a run cut to three, a part too short for any substring
   std::vector<ctph::Prepared> whole(signatures.size()), texts(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) {
