@@ -177,5 +177,9 @@ bool is_hash_list(std::string_view text);
 // lines allowed). `name` names the list in errors. Throws InputError at the first
 // malformed line: its line and column, and what was expected there.
 std::vector<HashEntry> read_hash_list(std::string_view text, const std::string& name);
+// About how many entries a list holds, without reading it all: its size over the length
+// of the lines in its first 64 KiB (exact for a list that short, blank lines counted); 0
+// for a text that is not a list.
+std::uint64_t estimated_entries(std::string_view text);
 
 }  // namespace simkit::dedup

@@ -1,5 +1,6 @@
 // ssdeep's list format, written by `simkit hash` and read by `simkit dedup` (see
 // simkit/dedup.hpp): "blocksize:first:second" then ',"file"', one entry a line.
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -100,6 +101,17 @@ std::vector<HashEntry> read_hash_list(std::string_view text, const std::string& 
     std::move(parts[c].begin(), parts[c].end(), entries.begin() + static_cast<std::ptrdiff_t>(at[c]));
   });
   return entries;
+}
+
+std::uint64_t estimated_entries(std::string_view text) {
+  constexpr std::size_t kSample = 64u << 10;
+  const std::size_t header_end = text.find('\n');
+  if (!is_hash_list(text) || header_end == std::string_view::npos) return 0;
+  const std::string_view body = text.substr(header_end + 1), sample = body.substr(0, kSample);
+  if (sample.empty()) return 0;
+  auto lines = static_cast<double>(std::count(sample.begin(), sample.end(), '\n'));
+  if (sample.size() == body.size() && sample.back() != '\n') lines += 1;  // a last line without its newline
+  return static_cast<std::uint64_t>(lines * static_cast<double>(body.size()) / static_cast<double>(sample.size()));
 }
 
 }  // namespace simkit::dedup

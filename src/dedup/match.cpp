@@ -19,6 +19,7 @@
 #include <xxhash.h>
 
 #include "dedup/compatible.hpp"
+#include "dedup/run_ends.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 #include "simkit/progress.hpp"
@@ -83,7 +84,7 @@ Index build_index(const std::vector<ctph::Prepared>& signatures) {
   });
   for (std::size_t i = 0; i < count; ++i) first[i + 1] += first[i];
   const std::uint64_t n = first[count];
-  if (n >= std::numeric_limits<std::uint32_t>::max())
+  if (n > std::numeric_limits<std::uint32_t>::max())
     throw UsageError(fmt::format("ssdeep matching on the CPU: {} signatures hold {} keys, at most 2^32 - 1 can be indexed",
                                  count, n));
   index.postings.resize(n);
@@ -97,22 +98,10 @@ Index build_index(const std::vector<ctph::Prepared>& signatures) {
     add_part(s.second, s.block_size * 2, at, begin, out);  // wrapped past 2^64, as compare() doubles it
   });
   tbb::parallel_sort(index.postings.begin(), index.postings.end());
-  // Each posting's run end, a range at a time; a run that goes on past the range ends
-  // where its key's postings end.
   const auto& postings = index.postings;
   index.run_end.resize(n);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 16), [&](const auto& range) {
-    std::size_t end_here = range.end();
-    if (range.end() < n && postings[range.end()].key == postings[range.end() - 1].key)
-      end_here = static_cast<std::size_t>(
-          std::partition_point(postings.begin() + static_cast<std::ptrdiff_t>(range.end()), postings.end(),
-                               [&](const Posting& p) { return p.key == postings[range.end() - 1].key; }) -
-          postings.begin());
-    for (std::size_t p = range.end(); p-- > range.begin();) {
-      if (p + 1 < range.end() && postings[p + 1].key != postings[p].key) end_here = p + 1;
-      index.run_end[p] = static_cast<std::uint32_t>(end_here);
-    }
-  });
+  fill_run_ends(std::span<const Posting>(postings.data(), n), [](const Posting& p) { return p.key; },
+                std::span<std::uint32_t>(index.run_end));
   // Each signature's postings listed where they were written before the sort.
   index.own_begin.assign(first.begin(), first.end());
   index.own.resize(n);

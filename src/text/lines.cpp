@@ -1,6 +1,7 @@
 // line_chunks (text/lines.hpp): the cuts found on one core, the lines counted on all.
 #include "text/lines.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <oneapi/tbb/parallel_for.h>

@@ -378,6 +378,7 @@ TEST(Ctph, RandomPartsScoreAsLibfuzzyScoresThem) {
   test::Random random;
   SCOPED_TRACE(random.seed());
   const auto part = [&](int letters) { return test::random_base64(random, random.integer(0, 64), letters); };
+  int rounds[2] = {0, 0}, scored[2] = {0, 0};  // [block sizes doubled]: pairs, and those scoring above 0
   for (int round = 0; round < (test::quick() ? 3000 : 30000); ++round) {
     const int letters = std::vector<int>{1, 2, 3, 5, 16, 64}[static_cast<std::size_t>(round % 6)];
     const std::uint64_t size = std::uint64_t{3} << random.integer(0, 8);
@@ -390,12 +391,19 @@ TEST(Ctph, RandomPartsScoreAsLibfuzzyScoresThem) {
       else if (kind == 1) other.erase(at, 1);
       else if (other.size() < 64) other.insert(at, test::random_base64(random, 1, letters));
     }
-    const std::string x = fmt::format("{}:{}:{}", size, base, part(letters));
-    const std::string y = random.integer(0, 1) == 0 ? fmt::format("{}:{}:{}", size, other, part(letters))
-                                                    : fmt::format("{}:{}:{}", size * 2, other, base);
-    ASSERT_EQ(ctph::compare(x, y), fuzzy_compare(x.c_str(), y.c_str())) << x << " " << y;
+    // Equal block sizes compare first with first (and second with second); at double the
+    // size, x's second part meets y's first: a near copy in both cases.
+    const bool doubled = random.integer(0, 1) == 1;
+    const std::string x = doubled ? fmt::format("{}:{}:{}", size, part(letters), base)
+                                  : fmt::format("{}:{}:{}", size, base, part(letters));
+    const std::string y = fmt::format("{}:{}:{}", doubled ? size * 2 : size, other, part(letters));
+    const int score = ctph::compare(x, y);
+    ASSERT_EQ(score, fuzzy_compare(x.c_str(), y.c_str())) << x << " " << y;
     ASSERT_EQ(ctph::compare(y, x), fuzzy_compare(y.c_str(), x.c_str())) << y << " " << x;
+    ++rounds[doubled];
+    scored[doubled] += score > 0;
   }
+  for (int doubled : {0, 1}) EXPECT_GT(scored[doubled], rounds[doubled] / 3) << "block sizes doubled: " << doubled;
 }
 
 TEST(Ctph, OddSignaturesScoreAsLibfuzzyScoresThem) {

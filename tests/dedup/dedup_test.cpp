@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "dedup/edit_distance.hpp"
+#include "dedup/run_ends.hpp"
 #include "dedup/sorted_runs.hpp"
 #include "dedup_fixture.hpp"
 #include "simkit/ctph.hpp"
@@ -169,6 +170,30 @@ TEST(HashList, ListsOfManyPiecesReadAsOneList) {
   }
 }
 
+// The entries of a list estimated from its first 64 KiB: exact for a short list (with or
+// without its last newline), within 5% for a long one whose lines vary, 0 for other text.
+TEST(HashList, EntriesEstimatedFromTheFirstLines) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::string header = std::string(dedup::kSsdeepHeader) + "\n";
+  std::string list = header;
+  for (int i = 0; i < 100; ++i) list += dedup::list_line(fmt::format("3:{}:abc", test::random_base64(random, 20, 64)), "f");
+  EXPECT_EQ(dedup::estimated_entries(list), 100u);
+  list.pop_back();
+  EXPECT_EQ(dedup::estimated_entries(list), 100u);
+  std::size_t lines = 0;
+  list = header;
+  while (list.size() < (8u << 20)) {
+    list += dedup::list_line(fmt::format("96:{}:{}", test::random_base64(random, random.integer(10, 64), 64),
+                                         test::random_base64(random, random.integer(5, 32), 64)),
+                             fmt::format("dir/{}", std::string(static_cast<std::size_t>(random.integer(1, 60)), 'x')));
+    ++lines;
+  }
+  EXPECT_NEAR(static_cast<double>(dedup::estimated_entries(list)), static_cast<double>(lines), 0.05 * static_cast<double>(lines));
+  EXPECT_EQ(dedup::estimated_entries(header), 0u);
+  EXPECT_EQ(dedup::estimated_entries("not a list\n3:abc:def\n"), 0u);
+}
+
 // The index-based matcher against scoring every pair, on signatures made to stress it:
 // identical short ones (no 7-gram to share), substrings common to nearly all (the
 // fallback to meeting every compatible signature), and every block-size relation.
@@ -194,6 +219,54 @@ TEST(CtphMatch, IndexEqualsEveryPairOnHardSignatures) {
     const auto want = test::every_pair_scored(prepared, threshold);
     EXPECT_EQ(dedup::match_all(prepared, threshold), want) << "threshold " << threshold;
     EXPECT_GT(want.size(), 100u);
+  }
+}
+
+// Run ends made a range at a time equal one pass from the end, for ranges of 1 to 20
+// items and runs from 1 item to all of them (so runs cross many range ends).
+TEST(CtphMatch, RunEndsOfEveryRangeEqualOnePass) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::uint64_t> keys(static_cast<std::size_t>(random.integer(0, 400)));
+    const int distinct = random.integer(1, 50);
+    for (auto& k : keys) k = static_cast<std::uint64_t>(random.integer(0, distinct - 1));
+    std::sort(keys.begin(), keys.end());
+    std::vector<std::uint32_t> want(keys.size()), got(keys.size(), 0);
+    for (std::size_t i = keys.size(); i-- > 0;)
+      want[i] = i + 1 < keys.size() && keys[i + 1] == keys[i] ? want[i + 1] : static_cast<std::uint32_t>(i + 1);
+    const auto grain = static_cast<std::size_t>(random.integer(1, 20));
+    dedup::fill_run_ends(std::span<const std::uint64_t>(keys), [](std::uint64_t k) { return k; },
+                         std::span<std::uint32_t>(got), grain);
+    ASSERT_EQ(got, want) << keys.size() << " keys, ranges of " << grain;
+  }
+}
+
+// An index of more postings than one of its ranges holds (65,536): families of near
+// copies (keys shared by a few) and a 7-character piece every signature of a block size
+// holds (a run of keys longer than a range, crossing range ends): the CPU's matcher
+// equals every pair scored.
+TEST(CtphMatch, IndexOfManyRangesEqualsEveryPair) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  std::vector<std::string> signatures;
+  std::string base;
+  const int count = test::quick() ? 1200 : 2000;
+  for (int i = 0; i < count; ++i) {
+    if (i % 6 == 0) base = test::random_base64(random, 50, 64);
+    std::string first = base;
+    for (int e = random.integer(0, 4); e > 0; --e) first[static_cast<std::size_t>(random.integer(0, 49))] = 'Z';
+    const std::uint64_t size = 3ull << random.integer(0, 2);
+    signatures.push_back(fmt::format("{}:{}:{}ABCDEFG", size, first, test::random_base64(random, random.integer(0, 40), 64)));
+  }
+  const auto prepared = test::prepare_all(signatures);
+  std::size_t postings = 0;
+  for (const auto& p : prepared) postings += 1 + p.first.runs.size() + p.second.runs.size();
+  ASSERT_GT(postings, 1u << 16);
+  for (int threshold : {1, 50}) {
+    const auto want = test::every_pair_scored(prepared, threshold);
+    EXPECT_EQ(dedup::match_all(prepared, threshold), want) << "threshold " << threshold;
+    EXPECT_GT(want.size(), static_cast<std::size_t>(count));
   }
 }
 

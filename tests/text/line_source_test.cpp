@@ -3,6 +3,8 @@
 // text by the documented wikitext rules; damaged dumps refused with their line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "text/line_source.hpp"
 #include "text/lines.hpp"
 #include "text/wikitext.hpp"
@@ -174,6 +176,22 @@ TEST(LineChunks, PiecesNumberTheirLinesAsTheWholeTextDoes) {
     EXPECT_EQ(next, text.size());
     EXPECT_EQ(got, want) << "piece size " << bytes;
   }
+}
+
+// The error of the earliest line wins, in whatever order parallel parsers offer theirs.
+TEST(LineChunks, TheEarliestLinesErrorIsKept) {
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  for (int round = 0; round < 50; ++round) {
+    std::vector<std::uint64_t> lines(static_cast<std::size_t>(random.integer(1, 20)));
+    for (auto& line : lines) line = static_cast<std::uint64_t>(random.integer(1, 1000));
+    FirstError first;
+    for (const std::uint64_t line : lines) first.offer(InputError(Location::at_line("f", line), "bad"));
+    ASSERT_TRUE(first.error.has_value());
+    EXPECT_EQ(first.error->where().line, *std::min_element(lines.begin(), lines.end()));
+    EXPECT_THROW(first.throw_if_any(), InputError);
+  }
+  EXPECT_NO_THROW(FirstError().throw_if_any());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 
 #include "simkit/device.hpp"
 #include "simkit/threads.hpp"
@@ -84,7 +85,8 @@ void write_in_slices(OutputFile& out, std::size_t items, std::size_t slice,
 // signatures) on a thread of its own, beside what follows, usually the writing; the thread
 // is joined where the returned object goes. Freed at once if no thread can be started.
 template <typename... Things>
-std::optional<std::jthread> free_beside(Things... things) {
+std::optional<std::jthread> free_beside(Things&&... things) {
+  static_assert((!std::is_lvalue_reference_v<Things> && ...), "free_beside takes what it frees by std::move");
   try {
     return std::jthread([... kept = std::move(things)]() mutable { (Things(std::move(kept)), ...); });
   } catch (const std::system_error&) {

@@ -237,27 +237,19 @@ FoundList run_edit_rate(DedupOptions& options, Context& context, const Inputs& i
 constexpr std::size_t kEditRateGpuDocuments = 5000;
 constexpr std::size_t kSsdeepGpuSignatures = 150000;
 
-// About how many signatures the ssdeep lists among the paths hold: each list's size over
-// the length of the lines in its first 64 KiB (exact for a list that short). Files that
-// are not lists, and folders, count none.
-std::uintmax_t listed_signatures_estimate(const std::vector<std::string>& paths) {
-  constexpr std::size_t kSample = 64u << 10;
-  double estimate = 0;
+// About how many signatures the ssdeep lists among the paths hold (dedup::estimated_entries).
+// Files that are not lists, and folders, count none.
+std::uint64_t listed_signatures_estimate(const std::vector<std::string>& paths) {
+  std::uint64_t estimate = 0;
   for (const std::string& path : paths) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) continue;
     try {
-      const MappedFile file = MappedFile::open(path);
-      const std::string_view text = file.text();
-      if (!dedup::is_hash_list(text)) continue;
-      const std::size_t header = std::min(text.size(), text.find('\n') + 1);
-      const std::string_view sample = text.substr(header, kSample);
-      const auto lines = static_cast<double>(std::count(sample.begin(), sample.end(), '\n'));
-      if (!sample.empty()) estimate += lines * static_cast<double>(text.size() - header) / static_cast<double>(sample.size());
+      estimate += dedup::estimated_entries(MappedFile::open(path).text());
     } catch (const Error&) {  // unreadable: reported when the inputs are read
     }
   }
-  return static_cast<std::uintmax_t>(estimate);
+  return estimate;
 }
 
 int run_dedup(DedupOptions& options) {

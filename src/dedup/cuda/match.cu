@@ -124,9 +124,13 @@ std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signa
   const CompatibleGroups groups(sizes);
   gpu::CodeVector codes;
   std::vector<unsigned char> lengths;
-  if (!gpu::encode(signatures, groups.order(), codes, lengths)) {
+  if (!gpu::encode(signatures, groups.order(), codes, lengths)) {  // a part outside base64: the CPU's matcher
     if (device_ms != nullptr) *device_ms = 0;
-    return match_all(signatures, threshold, nullptr, share);
+    if (std::all_of(signatures.begin(), signatures.end(), ctph::has_substrings))
+      return match_all(signatures, threshold, nullptr, share);
+    std::vector<ctph::Prepared> whole = signatures;  // read for the GPU alone
+    add_substrings(whole);
+    return match_all(whole, threshold, nullptr, share);
   }
 
   const cuda::DeviceGuard guard(device);
