@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,12 +63,20 @@ void prepare_gpu(int device);
 // The same for the edit-rate pipeline's GPU stages (match_rates): their kernels loaded.
 void prepare_rate_gpu(int device);
 
+// The host's part of match_shared's GPU work on `signatures` (the 7-gram index's plan:
+// block-size groups and codes, a tenth of a second at a million signatures), made ahead
+// by a caller with time to spare while its GPUs start. Null in a CPU-only build.
+struct GpuPlan;
+std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures);
+
 // match_all or match_all_gpu shared out among the run's workers (each GPU of `devices`,
 // or the CPU when it is empty, in each rank under mpirun; include/simkit/cluster.hpp):
-// every pair on rank 0, sorted by (a, b); the other ranks get none.
+// every pair on rank 0, sorted by (a, b); the other ranks get none. The GPUs of one
+// process take pieces of its rows as they ask for them, so a GPU the driver readies first
+// starts first. `plan`: plan_gpu_match of the same signatures, where the caller made it.
 std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,
                                 const std::vector<int>& devices, Progress* progress = nullptr,
-                                double* device_ms = nullptr);
+                                double* device_ms = nullptr, std::shared_ptr<const GpuPlan> plan = nullptr);
 
 // The thesis's edit-rate pipeline (seed 000, chapter 4): every pair of documents a, b
 // whose edit distance d (Levenshtein, unit costs) has d / (|a| + |b|) < rate.

@@ -32,6 +32,16 @@ std::vector<Match> match_indexed_gpu(const IndexPlan&, int, int, double*, Share,
   throw Failure("this simkit was built without CUDA");
 }
 
+std::vector<Match> match_indexed_dealt(const IndexPlan&, int, const std::vector<int>&, Share, std::vector<double>&,
+                                       std::size_t) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan&, int, int, double*, Share, RowDealer*, std::size_t,
+                                                   StepTimes*) {
+  throw Failure("this simkit was built without CUDA");
+}
+
 
 void prepare_gpu(int) {}
 

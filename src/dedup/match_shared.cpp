@@ -1,41 +1,83 @@
 // ssdeep-mode matching shared out among the run's workers (match_shared in
 // simkit/dedup.hpp): each takes its share of the rows, the pairs come together on rank 0.
 #include <algorithm>
+#include <cstdint>
 #include <span>
 
 #include <oneapi/tbb/parallel_for.h>
 
+#include "core/phase_clock.hpp"
+#include "core/prefault.hpp"
 #include "dedup/match_gpu.hpp"
 #include "dedup/sorted_runs.hpp"
 #include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
+#include "simkit/device.hpp"
 #include "simkit/threads.hpp"
 
 namespace simkit::dedup {
 
 namespace {
 
-bool by_pair(const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; }
+std::uint64_t key(const Match& m) { return std::uint64_t{m.a} << 32 | m.b; }
+bool by_pair(const Match& p, const Match& q) { return key(p) < key(q); }
 
-// x and y merged into out: x cut into pieces, y cut where each piece's first match would
-// go, the pieces merged at once.
-void merge_two(std::span<const Match> x, std::span<const Match> y, Match* out) {
-  if (x.empty() || y.empty()) {
-    std::copy(y.begin(), y.end(), std::copy(x.begin(), x.end(), out));
-    return;
+// Sorted parts merged into `to`: pairwise, round after round, through buffers of their
+// own (streaming merges, where a heap of eight parts cost four times as much).
+void merge_parts(std::vector<std::span<const Match>> parts, Match* to) {
+  std::size_t total = 0;
+  for (const auto& part : parts) total += part.size();
+  std::vector<Match> buffers[2];
+  for (int round = 0; parts.size() > 1; ++round) {
+    const bool last = parts.size() == 2;
+    Match* out = to;
+    if (!last) {
+      buffers[round % 2].resize(total);
+      out = buffers[round % 2].data();
+    }
+    std::vector<std::span<const Match>> merged;
+    for (std::size_t i = 0; i < parts.size(); i += 2) {
+      const std::span<const Match> x = parts[i], y = i + 1 < parts.size() ? parts[i + 1] : std::span<const Match>();
+      std::merge(x.begin(), x.end(), y.begin(), y.end(), out, by_pair);  // (a part alone: copied)
+      merged.emplace_back(out, x.size() + y.size());
+      out += x.size() + y.size();
+    }
+    parts = std::move(merged);
   }
-  const std::size_t total = x.size() + y.size();
+  if (parts.size() == 1 && parts[0].data() != to) std::copy(parts[0].begin(), parts[0].end(), to);
+}
+
+// The runs merged into out on all cores: cut into pieces at splitters sampled from every
+// run (a run cut where the splitter would go; no pair is in two runs, so the cuts tile
+// every run), each piece merged from its part of every run.
+void merge_runs(const std::vector<std::span<const Match>>& runs, Match* out) {
+  std::size_t total = 0;
+  for (const auto& run : runs) total += run.size();
   const std::size_t pieces = std::clamp<std::size_t>(total / (1 << 16), 1, 4 * max_threads());
-  const auto cut_y = [&](std::size_t piece) -> std::size_t {
-    if (piece == 0) return 0;
-    if (piece == pieces) return y.size();
-    const Match& first = x[x.size() * piece / pieces];
-    return static_cast<std::size_t>(std::lower_bound(y.begin(), y.end(), first, by_pair) - y.begin());
-  };
+  std::vector<Match> samples;  // about eight a piece, from each run by its size
+  for (const auto& run : runs) {
+    const std::size_t take = (8 * pieces * run.size() + total - 1) / total;
+    for (std::size_t j = 0; j < take; ++j) samples.push_back(run[run.size() * j / take]);
+  }
+  std::sort(samples.begin(), samples.end(), by_pair);
+  // cut[piece][r]: where piece `piece` begins in run r (pieces + 1 rows, the last the ends).
+  std::vector<std::vector<std::size_t>> cut(pieces + 1, std::vector<std::size_t>(runs.size(), 0));
+  for (std::size_t r = 0; r < runs.size(); ++r) cut[pieces][r] = runs[r].size();
+  tbb::parallel_for(std::size_t{1}, pieces, [&](std::size_t piece) {
+    const Match& splitter = samples[samples.size() * piece / pieces];
+    for (std::size_t r = 0; r < runs.size(); ++r)
+      cut[piece][r] = static_cast<std::size_t>(
+          std::lower_bound(runs[r].begin(), runs[r].end(), splitter, by_pair) - runs[r].begin());
+  });
   tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t piece) {
-    const std::size_t x0 = x.size() * piece / pieces, x1 = x.size() * (piece + 1) / pieces;
-    const std::size_t y0 = cut_y(piece), y1 = cut_y(piece + 1);
-    std::merge(x.begin() + x0, x.begin() + x1, y.begin() + y0, y.begin() + y1, out + x0 + y0, by_pair);
+    std::size_t at = 0;
+    std::vector<std::span<const Match>> parts;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      at += cut[piece][r];
+      if (cut[piece + 1][r] > cut[piece][r])
+        parts.push_back(runs[r].subspan(cut[piece][r], cut[piece + 1][r] - cut[piece][r]));
+    }
+    merge_parts(std::move(parts), out + at);
   });
 }
 
@@ -45,73 +87,80 @@ std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs) {
   std::erase_if(runs, [](const std::vector<Match>& run) { return run.empty(); });
   if (runs.empty()) return {};
   if (runs.size() == 1) return std::move(runs[0]);
-  if (runs.size() == 2) {  // (two workers: merged straight into the answer, no copy first)
-    std::vector<Match> all(runs[0].size() + runs[1].size());
-    merge_two(runs[0], runs[1], all.data());
-    return all;
-  }
-  std::vector<Match> all;
-  std::vector<std::size_t> ends;
-  for (std::vector<Match>& run : runs) {
-    all.insert(all.end(), run.begin(), run.end());
-    run = {};
-    ends.push_back(all.size());
-  }
-  return merge_sorted_runs(std::move(all), ends);
-}
-
-std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<std::size_t>& ends) {
-  // Neighbouring runs merged in pairs, from `all` into `other` and back, until one is left:
-  // twice the matches' memory at most.
-  std::vector<std::size_t> bounds = {0};
-  for (const std::size_t end : ends)
-    if (end > bounds.back()) bounds.push_back(end);
-  std::vector<Match> other;
-  while (bounds.size() > 2) {
-    other.resize(all.size());
-    std::vector<std::size_t> next = {0};
-    for (std::size_t r = 0; r + 1 < bounds.size(); r += 2) {
-      const std::span<const Match> x(all.data() + bounds[r], bounds[r + 1] - bounds[r]);
-      const std::size_t y_end = r + 2 < bounds.size() ? bounds[r + 2] : bounds[r + 1];  // an odd run alone
-      merge_two(x, std::span<const Match>(all.data() + bounds[r + 1], y_end - bounds[r + 1]), other.data() + bounds[r]);
-      next.push_back(y_end);
-    }
-    all.swap(other);
-    bounds = std::move(next);
-  }
+  std::vector<std::span<const Match>> spans(runs.begin(), runs.end());
+  std::size_t total = 0;
+  for (const auto& run : runs) total += run.size();
+  std::vector<Match> all = zeroed_vector<Match>(total);
+  merge_runs(spans, all.data());
   return all;
 }
 
+std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<std::size_t>& ends) {
+  std::vector<std::span<const Match>> spans;
+  std::size_t begin = 0;
+  for (const std::size_t end : ends) {
+    if (end > begin) spans.emplace_back(all.data() + begin, end - begin);
+    begin = std::max(begin, end);
+  }
+  if (spans.size() < 2) return all;
+  std::vector<Match> merged = zeroed_vector<Match>(all.size());
+  merge_runs(spans, merged.data());
+  return merged;
+}
+
+std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures) {
+  if (!cuda_built()) return nullptr;
+  return std::make_shared<const GpuPlan>(GpuPlan{plan_index(signatures), signatures.size()});
+}
+
 std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,
-                                const std::vector<int>& devices, Progress* progress, double* device_ms) {
+                                const std::vector<int>& devices, Progress* progress, double* device_ms,
+                                std::shared_ptr<const GpuPlan> ahead) {
   const cluster::Parts parts = cluster::parts(devices.empty() ? 1 : devices.size());
-  std::vector<std::vector<Match>> found(parts.local);
+  PhaseClock clock("dedup");
+  std::vector<std::vector<std::vector<Match>>> found(parts.local);  // each worker's sorted runs
   std::vector<double> ms(parts.local, 0);
   // Every GPU worker takes the same path (the index, or every pair scored), or their
-  // shares of the rows would not tile: the index only where it can be built and fits
-  // every worker's device. Its host part is made once, for all of this process's workers.
-  bool index = !devices.empty();
-  for (std::size_t w = 0; index && w < parts.local; ++w) index = index_fits_gpu(signatures, devices[w]);
-  std::shared_ptr<const IndexPlan> plan = index ? plan_index(signatures) : nullptr;
+  // shares of the rows would not tile: the index where it can be built and fits the first
+  // GPU (a worker whose GPU it does not fit leaves its rows to the others). Its host part
+  // is made once, for all of this process's workers, or was made ahead.
+  bool index = !devices.empty() && index_fits_gpu(signatures, devices[0]);
+  std::shared_ptr<const IndexPlan> plan;
+  if (index) plan = ahead != nullptr && ahead->signatures == signatures.size() ? ahead->index : plan_index(signatures);
+  ahead = nullptr;
   index = plan != nullptr;
   if (parts.total > 1 && !devices.empty()) index = cluster::min(index ? 1 : 0) == 1;
   if (!index) plan = nullptr;  // (every pair scored: the plan's memory back first)
-  run_parts(parts.local, [&](std::size_t w) {
-    const Share share{parts.first + w, parts.total};
-    if (devices.empty()) found[w] = match_all(signatures, threshold, progress, share);
-    else if (index) found[w] = match_indexed_gpu(*plan, threshold, devices[w], &ms[w], share);
-    else found[w] = match_every_pair_gpu(signatures, threshold, devices[w], &ms[w], share);
-  });
+  clock.mark("the index's plan");
+  if (index && parts.local > 1) {
+    // A process's GPUs take pieces of its rows as they ask for them, so that one the driver
+    // readies first starts first; their matches come down as one run.
+    found[0].push_back(match_indexed_dealt(*plan, threshold, devices, Share{parts.first, parts.total}, ms));
+  } else {
+    run_parts(parts.local, [&](std::size_t w) {
+      const Share share{parts.first + w, parts.total};
+      if (devices.empty()) found[w].push_back(match_all(signatures, threshold, progress, share));
+      else if (index) found[w] = match_indexed_runs(*plan, threshold, devices[w], &ms[w], share, nullptr);
+      else found[w].push_back(match_every_pair_gpu(signatures, threshold, devices[w], &ms[w], share));
+    });
+  }
   plan = nullptr;
+  clock.mark("the workers' matches");
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
-  // Each worker's matches are sorted (a pair is one worker's): merged here, then across ranks.
-  std::vector<Match> mine = merge_sorted_runs(std::move(found));
+  // Each run is sorted (a pair is one run's): merged here, then across ranks.
+  std::vector<std::vector<Match>> runs;
+  for (auto& worker : found)
+    for (auto& run : worker) runs.push_back(std::move(run));
+  std::vector<Match> mine = merge_sorted_runs(std::move(runs));
+  clock.mark("merged");
   if (cluster::size() == 1) return mine;
   const std::vector<std::uint64_t> sizes = cluster::gather_values<std::uint64_t>(std::vector<std::uint64_t>{mine.size()});
   std::vector<Match> all = cluster::gather_values<Match>(mine);
   std::vector<std::size_t> ends;
   for (const std::uint64_t size : sizes) ends.push_back((ends.empty() ? 0 : ends.back()) + size);
-  return merge_sorted_runs(std::move(all), ends);
+  all = merge_sorted_runs(std::move(all), ends);
+  clock.mark("gathered and merged");
+  return all;
 }
 
 }  // namespace simkit::dedup

@@ -274,7 +274,7 @@ TEST(CtphMatch, IndexOfManyRangesEqualsEveryPair) {
 // gives: runs of different lengths, empty ones, and enough matches for many pieces.
 TEST(CtphMatch, SortedRunsMergeAsOneSort) {
   test::Random random;
-  for (const std::size_t runs : {1u, 2u, 3u, 5u}) {
+  for (const std::size_t runs : {1u, 2u, 3u, 5u, 12u}) {
     SCOPED_TRACE(std::to_string(runs) + " runs, seed " + std::to_string(random.seed()));
     // Distinct pairs dealt to the runs at random, each run then sorted.
     using dedup::Match;

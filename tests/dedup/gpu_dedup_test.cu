@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "dedup/match_gpu.hpp"
+#include "dedup/sorted_runs.hpp"
 #include "dedup_fixture.hpp"
 #include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
+#include "simkit/threads.hpp"
 #include "test_support.hpp"
 
 namespace simkit {
@@ -116,6 +118,45 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
     std::sort(public_shares.begin(), public_shares.end(), by_pair);
     EXPECT_EQ(shared, want) << "three shares, threshold " << threshold;
     EXPECT_EQ(public_shares, want) << "three shares through match_all_gpu, threshold " << threshold;
+
+    // Parts 1 and 2 of three dealt in pieces to two workers as they ask (the same GPU
+    // twice), part 0 alone: every run merged is the answer.
+    const auto plan = dedup::plan_index(prepared);
+    ASSERT_NE(plan, nullptr);
+    for (const std::size_t pieces : {1u, 2u, 7u}) {
+      dedup::RowDealer dealer;
+      dealer.held = 2;
+      dealer.pieces = pieces;
+      std::vector<std::vector<std::vector<dedup::Match>>> runs(3);
+      run_parts(2, [&](std::size_t w) {
+        runs[w] = dedup::match_indexed_runs(*plan, threshold, 0, nullptr, {1, 3}, &dealer, 2000);
+      });
+      runs[2] = dedup::match_indexed_runs(*plan, threshold, 0, nullptr, {0, 3}, nullptr, 2000);
+      std::vector<std::vector<dedup::Match>> every;
+      for (auto& worker : runs)
+        for (auto& run : worker) every.push_back(std::move(run));
+      EXPECT_TRUE(dealer.done()) << "every piece taken";
+      EXPECT_TRUE(dedup::match_indexed_runs(*plan, threshold, 0, nullptr, {1, 3}, &dealer).empty()) << "none left";
+      EXPECT_EQ(dedup::merge_sorted_runs(std::move(every)), want) << pieces << " pieces dealt, threshold " << threshold;
+    }
+    // The same through match_indexed_dealt: the matches left on the GPU, gathered and
+    // sorted there (a small budget: brought down early too).
+    for (const std::size_t budget : {std::size_t{0}, std::size_t{2000}}) {
+      std::vector<double> ms;
+      EXPECT_EQ(dedup::match_indexed_dealt(*plan, threshold, {0, 0}, {0, 2}, ms, budget), want)
+          << "dealt to two workers, budget " << budget << ", threshold " << threshold;
+      EXPECT_EQ(ms.size(), 2u);
+      EXPECT_EQ(dedup::merge_sorted_runs({dedup::match_indexed_dealt(*plan, threshold, {0, 0, 0}, {1, 4}, ms, budget),
+                                          dedup::match_indexed_gpu(*plan, threshold, 0, nullptr, {0, 4}, budget)}),
+                want)
+          << "parts 1-3 of four dealt to three workers, part 0 alone, budget " << budget << ", threshold " << threshold;
+    }
+    // Two workers of one process through the public call, the plan made here or ahead.
+    EXPECT_EQ(dedup::match_shared(prepared, threshold, {0, 0}), want) << "match_shared, threshold " << threshold;
+    EXPECT_EQ(dedup::match_shared(prepared, threshold, {0, 0}, nullptr, nullptr, dedup::plan_gpu_match(prepared)), want)
+        << "match_shared with its plan made ahead, threshold " << threshold;
+    EXPECT_EQ(dedup::match_shared(prepared, threshold, {0}, nullptr, nullptr, dedup::plan_gpu_match(prepared)), want)
+        << "match_shared on one GPU with its plan made ahead, threshold " << threshold;
   }
   EXPECT_TRUE(dedup::index_fits_gpu(prepared, 0));
   // A hand-made part outside base64: no index (every worker alike), and the answer still

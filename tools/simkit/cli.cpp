@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -101,22 +102,33 @@ Device device_for_job(const CommonOptions& options, bool gpu_pays_off) {
 
 void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::function<void(int index)> prepare) {
   thread = std::jthread([this, &common, gpu_pays_off, prepare = std::move(prepare)] {
+    std::atomic<bool> handed{false};  // the device given to the command
+    const auto hand = [&](const Device& device) {
+      if (!handed.exchange(true)) promise.set_value(device);
+    };
     try {
       const Device found = device_for_job(common, gpu_pays_off);
       try {
         if (found.cuda && prepare) {
           if (found.indices.empty()) prepare(found.index);
-          // Each GPU's context made at the same time (a thread a GPU), not one after another.
-          run_parts(found.indices.size(), [&](std::size_t i) { prepare(found.indices[i]); });
+          // Each GPU readied on a thread of its own; the driver makes their contexts one at
+          // a time, so the command gets its GPUs once the first is ready: a job that deals
+          // its work as its GPUs ask starts on that one, and the others' workers wait in
+          // the driver until theirs are made.
+          run_parts(found.indices.size(), [&](std::size_t i) {
+            prepare(found.indices[i]);
+            hand(found);
+          });
         }
       } catch (const Failure&) {
+        if (handed) return;  // a later GPU: the command's worker on it meets the same failure
         if (parse_device(common.device).kind != DeviceSpec::Kind::Auto) throw;
-        promise.set_value(device_for_job(common, false));
+        hand(device_for_job(common, false));
         return;
       }
-      promise.set_value(found);
+      hand(found);
     } catch (...) {
-      promise.set_exception(std::current_exception());
+      if (!handed.exchange(true)) promise.set_exception(std::current_exception());
     }
   });
 }

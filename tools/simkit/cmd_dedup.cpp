@@ -169,15 +169,15 @@ void write_found(OutputFile& out, const DedupOptions& options, const Inputs& in,
   write_pairs_tsv(out, in, found, rate);
 }
 
-FoundList run_ssdeep(const DedupOptions& options, const Context& context,
-                              const std::vector<ctph::Prepared>& prepared) {
+FoundList run_ssdeep(const DedupOptions& options, const Context& context, const std::vector<ctph::Prepared>& prepared,
+                     std::shared_ptr<const dedup::GpuPlan> plan) {
   auto start = std::chrono::steady_clock::now();
   std::vector<dedup::Match> matches;
   double device_ms = 0;
   {
     Progress progress("matching", context.device.cuda ? 0 : prepared.size(), "signatures");
     matches = dedup::match_shared(prepared, options.threshold, context.device.cuda ? context.device.indices : std::vector<int>{},
-                                  &progress, &device_ms);
+                                  &progress, &device_ms, std::move(plan));
   }
   if (context.timings)
     note(fmt::format("timing: matched {} signatures on {} in {:.3f} s{}: {} pairs", prepared.size(), context.device.name,
@@ -303,13 +303,20 @@ int run_dedup(DedupOptions& options) {
     std::vector<ctph::Prepared> prepared =
         dedup::prepare_signatures(in, gpu_likely ? ctph::Substrings::left_out : ctph::Substrings::made);
     const double prepare_s = seconds_since(prepare_start);
+    // The GPU's host work made while its driver starts.
+    std::shared_ptr<const dedup::GpuPlan> plan = gpu_likely ? dedup::plan_gpu_match(prepared) : nullptr;
+    const double plan_s = seconds_since(prepare_start) - prepare_s;
     context.device = device_for_this_job();
-    const double wait_s = seconds_since(prepare_start) - prepare_s;
-    if (gpu_likely && !context.device.cuda) dedup::add_substrings(prepared);
+    const double wait_s = seconds_since(prepare_start) - prepare_s - plan_s;
+    if (gpu_likely && !context.device.cuda) {
+      plan = nullptr;
+      dedup::add_substrings(prepared);
+    }
     if (context.timings)
-      note(fmt::format("timing: prepared the signatures in {:.3f} s, then waited {:.3f} s for the device", prepare_s,
+      note(fmt::format("timing: prepared the signatures in {:.3f} s{}, then waited {:.3f} s for the device", prepare_s,
+                       gpu_likely ? fmt::format(" and planned the GPU's index in {:.3f} s", plan_s) : "",
                        wait_s));
-    found = run_ssdeep(options, context, prepared);
+    found = run_ssdeep(options, context, prepared, std::move(plan));
     // (A million signatures are four million strings.)
     freeing = free_beside(std::move(prepared), std::move(in.signatures));
   } else {

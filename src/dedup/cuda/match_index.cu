@@ -22,6 +22,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -29,11 +30,14 @@
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
+#include "core/phase_clock.hpp"
+#include "core/prefault.hpp"
 #include "dedup/compatible.hpp"
 #include "dedup/cuda/ctph_bits.cuh"
 #include "dedup/match_gpu.hpp"
 #include "dedup/sorted_runs.hpp"
 #include "simkit/cluster.hpp"
+#include "simkit/threads.hpp"
 
 namespace simkit::dedup {
 
@@ -46,6 +50,7 @@ constexpr int kGramBits = 42;                          // seven 6-bit codes
 constexpr std::uint32_t kMaxLevels = 1u << 21;         // block-size ids stay below bit 63
 constexpr std::uint64_t kIdentity = std::uint64_t{1} << 63;
 constexpr int kWarps = 8;                              // rows a block of the scoring kernel
+constexpr std::size_t kPiecesAGpu = 4;                 // a dealt job's pieces of rows, a GPU
 
 __host__ __device__ constexpr std::uint32_t grams(unsigned length) { return length >= 7 ? length - 6 : 0; }
 
@@ -272,6 +277,63 @@ __global__ void pack_matches(const std::uint64_t* pair, const std::int32_t* scor
   if (i < count) out[i] = {static_cast<std::uint32_t>(pair[i] >> 32), static_cast<std::uint32_t>(pair[i]), score[i]};
 }
 
+// A chunk's matches left on its device, unsorted: (a, b) keys and scores.
+struct Waiting {
+  cuda::DeviceBuffer<std::uint64_t> pairs;
+  cuda::DeviceBuffer<std::int32_t> scores;
+};
+
+// `count` matches as (a, b) keys and scores on the stream's device, sorted by (a, b)
+// there (the caller's indices, `index_bits` of them), written as the caller's matches
+// over `packed` and brought down as one run.
+std::vector<Match> sorted_down(cub::DoubleBuffer<std::uint64_t> pairs, cub::DoubleBuffer<std::int32_t> scores,
+                               std::size_t count, int index_bits, gpu::DeviceMatch* packed, Scratch& scratch,
+                               cudaStream_t st) {
+  if (count == 0) return {};
+  const auto items = static_cast<int>(count);
+  std::size_t bytes = 0;
+  SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, pairs, scores, items, 0, index_bits, st));
+  SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.at(bytes), bytes, pairs, scores, items, 0, index_bits, st));
+  std::vector<Match> run = zeroed_vector<Match>(count);
+  pack_matches<<<grid_for(count), 256, 0, st>>>(pairs.Current(), scores.Current(), static_cast<std::uint32_t>(count),
+                                                packed);
+  SIMKIT_CUDA_CHECK_LAUNCH();
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(run.data(), packed, count * sizeof(Match), cudaMemcpyDeviceToHost, st));
+  SIMKIT_CUDA_CHECK(cudaStreamSynchronize(st));
+  return run;
+}
+
+// Device bytes a match gathered takes: its key and score twice (the sort), and packed.
+constexpr std::size_t kGatheredBytes = 2 * (8 + 4) + sizeof(gpu::DeviceMatch);
+
+std::size_t waiting_count(const std::deque<Waiting>& waiting) {
+  std::size_t count = 0;
+  for (const Waiting& w : waiting) count += w.pairs.size();
+  return count;
+}
+
+// The matches waiting on one or more GPUs ((GPU, its list) each) copied to `device` (the
+// current one; from another GPU, peer to peer), sorted there and brought down as one run.
+std::vector<Match> gather_down(const std::vector<std::pair<int, const std::deque<Waiting>*>>& from, int device,
+                               int index_bits, Scratch& scratch, cudaStream_t st) {
+  std::size_t total = 0;
+  for (const auto& [gpu, list] : from) total += waiting_count(*list);
+  if (total == 0) return {};
+  cuda::DeviceBuffer<std::uint64_t> pairs(total), pairs_other(total);
+  cuda::DeviceBuffer<std::int32_t> scores(total), scores_other(total);
+  cuda::DeviceBuffer<gpu::DeviceMatch> packed(total);
+  std::size_t at = 0;
+  for (const auto& [gpu, list] : from)
+    for (const Waiting& w : *list) {
+      const std::size_t count = w.pairs.size();
+      SIMKIT_CUDA_CHECK(cudaMemcpyPeerAsync(pairs.get() + at, device, w.pairs.get(), gpu, count * sizeof(std::uint64_t), st));
+      SIMKIT_CUDA_CHECK(cudaMemcpyPeerAsync(scores.get() + at, device, w.scores.get(), gpu, count * sizeof(std::int32_t), st));
+      at += count;
+    }
+  return sorted_down({pairs.get(), pairs_other.get()}, {scores.get(), scores_other.get()}, total, index_bits,
+                     packed.get(), scratch, st);
+}
+
 // What the host knows of each position's group: where it ends, and the group of twice
 // its block size.
 struct Layout {
@@ -365,11 +427,24 @@ std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>& s
   return plan;
 }
 
-bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
-  const std::uint64_t keys = key_count(signatures);
+namespace {
+
+// Whether an index of `keys` keys over `signatures` signatures fits half this process's
+// share of device `device`'s free memory.
+bool index_fits(std::uint64_t keys, std::size_t signatures, int device) {
   if (keys >= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return false;
   const cuda::DeviceGuard guard(device);
-  return index_bytes(keys, signatures.size()) <= device_memory_share() / 2;
+  return index_bytes(keys, signatures) <= device_memory_share() / 2;
+}
+
+bool index_fits_gpu_of(const IndexPlan& plan, int device) {
+  return index_fits(plan.offset.back(), plan.offset.size() - 1, device);
+}
+
+}  // namespace
+
+bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
+  return index_fits(key_count(signatures), signatures.size(), device);
 }
 
 std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
@@ -387,9 +462,27 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
 
 std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int device, double* device_ms, Share share,
                                      std::size_t pair_budget, StepTimes* steps) {
+  auto runs = match_indexed_runs(plan, threshold, device, device_ms, share, nullptr, pair_budget, steps);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Match> all = merge_sorted_runs(std::move(runs));
+  if (steps != nullptr)
+    steps->emplace_back("matches as the caller's",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return all;
+}
+
+namespace {
+
+// match_indexed_runs; with `left`, a dealt worker's matches not yet brought down are left
+// there, on its device, for the caller to gather.
+std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold, int device, double* device_ms,
+                                            Share share, RowDealer* dealer, std::size_t pair_budget, StepTimes* steps,
+                                            std::deque<Waiting>* left) {
   threshold = std::clamp(threshold, 1, 100);
+  PhaseClock clock("dedup worker", device);
   auto last = std::chrono::steady_clock::now();
   const auto step = [&](const char* name) {
+    clock.mark(name);
     if (steps == nullptr) return;
     const auto now = std::chrono::steady_clock::now();
     steps->emplace_back(name, std::chrono::duration<double>(now - last).count());
@@ -400,6 +493,9 @@ std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int d
   const Layout& at = plan.at;
   const std::size_t n = groups.order().size();
   if (n < 2) return {};
+  // A worker whose GPU came late to a dealt job that is done, or whose GPU cannot hold
+  // the index (another worker's could), leaves the rows to the others.
+  if (dealer != nullptr && (dealer->done() || !index_fits_gpu_of(plan, device))) return {};
   const std::uint64_t entries = plan.offset[n];
   const auto e_count = static_cast<std::uint32_t>(entries);
 
@@ -492,7 +588,8 @@ std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int d
         static_cast<long double>(candidates[n]) * static_cast<long double>(part) / static_cast<long double>(share.parts));
     return static_cast<std::size_t>(std::lower_bound(candidates.begin(), candidates.end(), target) - candidates.begin());
   };
-  const std::size_t first_row = std::min(row_at(share.part), n), last_row = std::min(row_at(share.part + 1), n);
+  const std::size_t held = dealer != nullptr ? dealer->held : 1;
+  const std::size_t first_row = std::min(row_at(share.part), n), last_row = std::min(row_at(share.part + held), n);
 
   // 3. A chunk of rows at a time.
   const int column_bits = bit_width_of(n - 1);
@@ -505,17 +602,26 @@ std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int d
   cuda::DeviceBuffer<std::uint64_t> match_pair, match_pair_other;
   cuda::DeviceBuffer<std::int32_t> match_score, match_score_other;
   cuda::DeviceBuffer<unsigned long long> d_found(1);
-  std::vector<Match> all;  // the matches, sorted a chunk at a time
-  std::vector<std::size_t> chunk_ends;
-  for (std::size_t lo = first_row; lo < last_row;) {
-    std::size_t hi = lo + 1;
-    while (hi < last_row && candidates[hi + 1] - candidates[lo] <= pair_budget) ++hi;
+  std::vector<std::vector<Match>> runs;  // the matches, each run sorted
+  const int index_bits = 32 + bit_width_of(n - 1);
+  // A dealt worker keeps its chunks' matches on the device, unsorted, and brings them down
+  // as one run once its pieces are done (or once they pass a quarter of the chunks'
+  // budget): the host then merges a run a worker, not a run a piece.
+  std::deque<Waiting> waiting;
+  std::size_t waiting_matches = 0;
+  const std::size_t waiting_limit = std::max<std::size_t>(pair_budget / 4, 1);
+  const auto bring_down_waiting = [&] {
+    if (waiting_matches == 0) return;
+    runs.push_back(gather_down({{device, &waiting}}, device, index_bits, scratch, st));
+    waiting.clear();  // (brought down: the stream is idle)
+    waiting_matches = 0;
+  };
+  // Rows [lo, hi), their candidates within the budget: their matches brought down as a
+  // run, or left waiting on the device (a dealt worker).
+  const auto score_chunk = [&](std::size_t lo, std::size_t hi) {
     const std::uint64_t total = candidates[hi] - candidates[lo];
     const auto lo32 = static_cast<std::uint32_t>(lo), hi32 = static_cast<std::uint32_t>(hi);
-    if (total == 0) {
-      lo = hi;
-      continue;
-    }
+    if (total == 0) return;
     if (pair_space.size() < 2 * total) {
       pair_space = {};
       unique = {};
@@ -592,37 +698,113 @@ std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int d
     score_rows<<<blocks, 32 * kWarps, 0, st>>>(sig, unique.get(), row_start.get(), rows, distinct, lo32, column_bits,
                                                threshold, match_pair.get(), match_score.get(), d_found.get());
     SIMKIT_CUDA_CHECK_LAUNCH();
-    const auto hits = static_cast<int>(read_back(d_found.get(), st));
-    // The chunk's matches sorted by (a, b) here (the caller's indices), then merged with
-    // the chunks before.
-    cub::DoubleBuffer<std::uint64_t> hit_pairs(match_pair.get(), match_pair_other.get());
-    cub::DoubleBuffer<std::int32_t> hit_scores(match_score.get(), match_score_other.get());
-    const int index_bits = 32 + bit_width_of(n - 1);
-    SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, hit_pairs, hit_scores, hits, 0, index_bits, st));
-    SIMKIT_CUDA_CHECK(
-        cub::DeviceRadixSort::SortPairs(scratch.at(bytes), bytes, hit_pairs, hit_scores, hits, 0, index_bits, st));
-    // Written as the caller's matches (over the candidates' space, free now: 16 bytes a
-    // candidate hold a 12-byte match) and copied down into the answer.
-    const std::size_t old = all.size();
-    all.resize(old + hits);
-    if (hits > 0) {
-      auto* packed = reinterpret_cast<gpu::DeviceMatch*>(pair_space.get());
-      pack_matches<<<grid_for(hits), 256, 0, st>>>(hit_pairs.Current(), hit_scores.Current(),
-                                                   static_cast<std::uint32_t>(hits), packed);
-      SIMKIT_CUDA_CHECK_LAUNCH();
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(all.data() + old, packed, hits * sizeof(Match), cudaMemcpyDeviceToHost, st));
+    const auto hits = static_cast<std::size_t>(read_back(d_found.get(), st));
+    if (dealer != nullptr) {
+      if (hits > 0) {
+        Waiting& w = waiting.emplace_back(Waiting{cuda::DeviceBuffer<std::uint64_t>(hits), cuda::DeviceBuffer<std::int32_t>(hits)});
+        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(w.pairs.get(), match_pair.get(), hits * sizeof(std::uint64_t),
+                                          cudaMemcpyDeviceToDevice, st));
+        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(w.scores.get(), match_score.get(), hits * sizeof(std::int32_t),
+                                          cudaMemcpyDeviceToDevice, st));
+        waiting_matches += hits;
+      }
+      if (waiting_matches > waiting_limit) bring_down_waiting();
+      return;
     }
-    stream.sync();
-    chunk_ends.push_back(all.size());
-    lo = hi;
+    // The chunk's matches a run of their own, written over the candidates' space (free
+    // now: 16 bytes a candidate hold a 12-byte match).
+    if (hits > 0)
+      runs.push_back(sorted_down({match_pair.get(), match_pair_other.get()}, {match_score.get(), match_score_other.get()},
+                                 hits, index_bits, reinterpret_cast<gpu::DeviceMatch*>(pair_space.get()), scratch, st));
+  };
+  // Rows [begin, end) in chunks of at most the budget's candidates.
+  const auto score_rows_of = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t lo = begin; lo < end;) {
+      std::size_t hi = lo + 1;
+      while (hi < end && candidates[hi + 1] - candidates[lo] <= pair_budget) ++hi;
+      score_chunk(lo, hi);
+      lo = hi;
+    }
+  };
+  if (dealer == nullptr) {
+    score_rows_of(first_row, last_row);
+  } else {
+    // Piece p: the rows from where the share's candidates pass p / pieces of its total.
+    const auto piece_at = [&](std::size_t p) {
+      const auto target = candidates[first_row] +
+                          static_cast<std::uint64_t>(static_cast<long double>(candidates[last_row] - candidates[first_row]) *
+                                                     static_cast<long double>(p) / static_cast<long double>(dealer->pieces));
+      const auto row = std::lower_bound(candidates.begin() + first_row, candidates.begin() + last_row, target);
+      return p >= dealer->pieces ? last_row : static_cast<std::size_t>(row - candidates.begin());
+    };
+    for (std::size_t p; (p = dealer->next.fetch_add(1)) < dealer->pieces;) score_rows_of(piece_at(p), piece_at(p + 1));
+    if (left != nullptr) *left = std::move(waiting);
+    else bring_down_waiting();
   }
   stop.record(st);
   stream.sync();
   step("candidates made, sorted, scored");
   if (device_ms != nullptr) *device_ms = cuda::elapsed_ms(start, stop);
-  if (chunk_ends.size() > 1) all = merge_sorted_runs(std::move(all), chunk_ends);
-  step("matches as the caller's");
-  return all;
+  return runs;
+}
+
+}  // namespace
+
+std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int threshold, int device,
+                                                   double* device_ms, Share share, RowDealer* dealer,
+                                                   std::size_t pair_budget, StepTimes* steps) {
+  return worker_runs(plan, threshold, device, device_ms, share, dealer, pair_budget, steps, nullptr);
+}
+
+std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,
+                                       Share share, std::vector<double>& device_ms, std::size_t pair_budget) {
+  RowDealer dealer;
+  dealer.held = devices.size();
+  dealer.pieces = kPiecesAGpu * devices.size();
+  std::vector<std::vector<std::vector<Match>>> found(devices.size());
+  std::vector<std::deque<Waiting>> left(devices.size());
+  device_ms.assign(devices.size(), 0);
+  run_parts(devices.size(), [&](std::size_t w) {
+    found[w] = worker_runs(plan, threshold, devices[w], &device_ms[w], share, &dealer, pair_budget, nullptr, &left[w]);
+  });
+  PhaseClock clock("dedup");
+  std::vector<std::vector<Match>> runs;
+  for (auto& worker : found)
+    for (auto& run : worker) runs.push_back(std::move(run));
+  // The matches left on the GPUs: gathered on the first and sorted there (one run to bring
+  // down, as one GPU's), or where they do not fit it, each GPU's sorted on its own.
+  const std::size_t n = plan.groups.order().size();
+  const int index_bits = 32 + bit_width_of(n > 0 ? n - 1 : 0);
+  std::size_t total = 0;
+  for (const auto& list : left) total += waiting_count(list);
+  bool gathered = false;
+  if (total > 0) {
+    const cuda::DeviceGuard guard(devices[0]);
+    if (total * kGatheredBytes <= device_memory_share() / 2) {
+      const cuda::Stream stream;
+      Scratch scratch;
+      std::vector<std::pair<int, const std::deque<Waiting>*>> from;
+      for (std::size_t w = 0; w < devices.size(); ++w) from.emplace_back(devices[w], &left[w]);
+      runs.push_back(gather_down(from, devices[0], index_bits, scratch, stream.get()));
+      gathered = true;
+    }
+  }
+  if (total > 0 && !gathered) {
+    std::vector<std::vector<Match>> each(devices.size());
+    run_parts(devices.size(), [&](std::size_t w) {
+      const cuda::DeviceGuard guard(devices[w]);
+      const cuda::Stream stream;
+      Scratch scratch;
+      each[w] = gather_down({{devices[w], &left[w]}}, devices[w], index_bits, scratch, stream.get());
+    });
+    for (auto& run : each) runs.push_back(std::move(run));
+  }
+  for (std::size_t w = 0; w < devices.size(); ++w) {  // each GPU's memory freed on it
+    const cuda::DeviceGuard guard(devices[w]);
+    left[w].clear();
+  }
+  clock.mark("the GPUs' matches gathered");
+  return merge_sorted_runs(std::move(runs));
 }
 
 }  // namespace simkit::dedup

@@ -1,0 +1,32 @@
+#include "core/prefault.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include <oneapi/tbb/parallel_for.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14's value, for older headers
+#endif
+
+namespace simkit {
+
+void prefault(void* data, std::size_t bytes) {
+  constexpr std::size_t kLeast = std::size_t{4} << 20, kPiece = std::size_t{4} << 20;
+  if (data == nullptr || bytes < kLeast) return;
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto at = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t begin = (at + page - 1) / page * page, end = (at + bytes) / page * page;
+  if (end <= begin) return;
+  const std::size_t pieces = (end - begin + kPiece - 1) / kPiece;
+  tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t i) {
+    const std::uintptr_t from = begin + i * kPiece, to = std::min<std::uintptr_t>(end, from + kPiece);
+    // An old kernel (EINVAL) or memory it will not map now (the writes fault as before).
+    (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+  });
+}
+
+}  // namespace simkit
