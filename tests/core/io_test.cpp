@@ -57,6 +57,27 @@ TEST(OutputFile, CommitReplacesAtomically) {
   EXPECT_EQ(entries(dir.path()), 1u) << "no temporary file left";
 }
 
+// Writes that pass 64 MiB ask the kernel to start writing the file out as it grows: the
+// file is still whole and only appears on commit.
+TEST(OutputFile, LargeFilesWrittenOutAsTheyGrowAreWhole) {
+  test::TempDir dir;
+  const fs::path target = dir / "big.txt";
+  std::string want;
+  {
+    OutputFile out(target.string());
+    for (int piece = 0; piece < 7; ++piece) {  // 7 x 21 MiB: three boundaries crossed
+      std::string text((std::size_t{21} << 20) + static_cast<std::size_t>(piece), static_cast<char>('a' + piece));
+      out.write(text);
+      want += text;
+    }
+    EXPECT_FALSE(fs::exists(target)) << "nothing visible before commit";
+    out.commit();
+  }
+  EXPECT_EQ(fs::file_size(target), want.size());
+  EXPECT_TRUE(test::read_file(target) == want);
+  EXPECT_EQ(entries(dir.path()), 1u) << "no temporary file left";
+}
+
 TEST(OutputFile, WithoutCommitLeavesOldContentAndNoTemporary) {
   test::TempDir dir;
   const fs::path target = dir / "out.txt";
