@@ -34,6 +34,10 @@ std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>& s
 
 std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int device, double* device_ms, Share share,
                                      std::size_t pair_budget = 0, StepTimes* steps = nullptr);
+// The same, planned here: empty (no value) where the plan is null.
+std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
+                                                    int device, double* device_ms, Share share,
+                                                    std::size_t pair_budget = 0, StepTimes* steps = nullptr);
 
 // The rows of several workers' shares (parts [share.part, share.part + held) of
 // share.parts), cut into `pieces` pieces of about equal candidates and dealt to the
@@ -48,8 +52,9 @@ struct RowDealer {
 
 // The same as match_indexed_gpu, the rows dealt by `dealer` (null: the share's rows, as
 // there), the matches as sorted runs for the caller to merge (merge_sorted_runs): a run a
-// chunk of rows; with a dealer, one run of every piece the worker took (the matches wait
-// on its device until then, or until they pass a quarter of a chunk's budget).
+// chunk of rows; with a dealer, the matches of all the pieces the worker took wait on its
+// device and come down as one run (and as one more each time they would pass a quarter
+// of a chunk's budget).
 std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int threshold, int device,
                                                    double* device_ms, Share share, RowDealer* dealer,
                                                    std::size_t pair_budget = 0, StepTimes* steps = nullptr);
@@ -58,21 +63,20 @@ std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int th
 // [share.part, share.part + devices.size()) of share.parts) dealt to them as they ask
 // (four pieces a GPU): the matches sorted by (a, b). A GPU's matches wait on it
 // and are gathered on the first GPU, sorted there and brought down at once (where they do
-// not fit it, each GPU's sorted on its own and the runs merged here). device_ms[w]: GPU
-// w's time.
+// not fit it, each GPU's sorted on its own and the runs merged here). The first GPU must
+// hold the index (the caller checked); another that cannot leaves its pieces to the rest.
+// device_ms[w]: GPU w's time.
 std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,
                                        Share share, std::vector<double>& device_ms, std::size_t pair_budget = 0);
 
+
 // What match_shared's GPU workers share, made ahead (simkit/dedup.hpp, plan_gpu_match):
-// the index's plan (null where it cannot be built) for `signatures` signatures.
+// the index's plan (null where it cannot be built) of the `count` signatures at `data`.
 struct GpuPlan {
   std::shared_ptr<const IndexPlan> index;
-  std::size_t signatures = 0;
+  const ctph::Prepared* data = nullptr;
+  std::size_t count = 0;
 };
-// The same, planned here: empty (no value) where the plan is null.
-std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
-                                                    int device, double* device_ms, Share share,
-                                                    std::size_t pair_budget = 0, StepTimes* steps = nullptr);
 
 // Whether the index of these signatures fits half this process's share of device
 // `device`'s free memory (the ranks of a host on one GPU share it): their keys counted,

@@ -48,8 +48,8 @@ void merge_parts(std::vector<std::span<const Match>> parts, Match* to) {
 }
 
 // The runs merged into out on all cores: cut into pieces at splitters sampled from every
-// run (a run cut where the splitter would go; no pair is in two runs, so the cuts tile
-// every run), each piece merged from its part of every run.
+// run (every run cut where each splitter would go, the splitters in order, so the cuts
+// tile every run), each piece merged from its part of every run.
 void merge_runs(const std::vector<std::span<const Match>>& runs, Match* out) {
   std::size_t total = 0;
   for (const auto& run : runs) total += run.size();
@@ -83,6 +83,13 @@ void merge_runs(const std::vector<std::span<const Match>>& runs, Match* out) {
 
 }  // namespace
 
+std::vector<std::vector<Match>> flatten(std::vector<std::vector<std::vector<Match>>> runs) {
+  std::vector<std::vector<Match>> all;
+  for (auto& worker : runs)
+    for (auto& run : worker) all.push_back(std::move(run));
+  return all;
+}
+
 std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs) {
   std::erase_if(runs, [](const std::vector<Match>& run) { return run.empty(); });
   if (runs.empty()) return {};
@@ -110,7 +117,7 @@ std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<s
 
 std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures) {
   if (!cuda_built()) return nullptr;
-  return std::make_shared<const GpuPlan>(GpuPlan{plan_index(signatures), signatures.size()});
+  return std::make_shared<const GpuPlan>(GpuPlan{plan_index(signatures), signatures.data(), signatures.size()});
 }
 
 std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,
@@ -123,10 +130,13 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
   // Every GPU worker takes the same path (the index, or every pair scored), or their
   // shares of the rows would not tile: the index where it can be built and fits the first
   // GPU (a worker whose GPU it does not fit leaves its rows to the others). Its host part
-  // is made once, for all of this process's workers, or was made ahead.
+  // is made once, for all of this process's workers, or was made ahead. (The check waits
+  // for the first GPU's start, and the matches are gathered on it: a GPU the driver
+  // readies before it gains only as much.)
   bool index = !devices.empty() && index_fits_gpu(signatures, devices[0]);
   std::shared_ptr<const IndexPlan> plan;
-  if (index) plan = ahead != nullptr && ahead->signatures == signatures.size() ? ahead->index : plan_index(signatures);
+  const bool planned = ahead != nullptr && ahead->data == signatures.data() && ahead->count == signatures.size();
+  if (index) plan = planned ? ahead->index : plan_index(signatures);
   ahead = nullptr;
   index = plan != nullptr;
   if (parts.total > 1 && !devices.empty()) index = cluster::min(index ? 1 : 0) == 1;
@@ -148,10 +158,7 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
   clock.mark("the workers' matches");
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
   // Each run is sorted (a pair is one run's): merged here, then across ranks.
-  std::vector<std::vector<Match>> runs;
-  for (auto& worker : found)
-    for (auto& run : worker) runs.push_back(std::move(run));
-  std::vector<Match> mine = merge_sorted_runs(std::move(runs));
+  std::vector<Match> mine = merge_sorted_runs(flatten(std::move(found)));
   clock.mark("merged");
   if (cluster::size() == 1) return mine;
   const std::vector<std::uint64_t> sizes = cluster::gather_values<std::uint64_t>(std::vector<std::uint64_t>{mine.size()});

@@ -9,6 +9,9 @@
 
 namespace simkit::dedup {
 
+// Every worker's runs as one list of runs.
+std::vector<std::vector<Match>> flatten(std::vector<std::vector<std::vector<Match>>> runs);
+
 // runs[r] sorted by (a, b); the result holds every match of every run, sorted by (a, b).
 std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs);
 

@@ -65,7 +65,7 @@ TEST(OutputFile, LargeFilesWrittenOutAsTheyGrowAreWhole) {
   std::string want;
   {
     OutputFile out(target.string());
-    for (int piece = 0; piece < 7; ++piece) {  // 7 x 21 MiB: three boundaries crossed
+    for (int piece = 0; piece < 7; ++piece) {  // 7 x 21 MiB: the 64 and 128 MiB boundaries crossed
       std::string text((std::size_t{21} << 20) + static_cast<std::size_t>(piece), static_cast<char>('a' + piece));
       out.write(text);
       want += text;

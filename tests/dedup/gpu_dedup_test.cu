@@ -165,6 +165,17 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
   ASSERT_TRUE(ctph::prepare("3:abc#defghij:abcdefgh", odd.emplace_back()));
   EXPECT_FALSE(dedup::match_indexed_gpu(odd, 1, 0, nullptr, {}).has_value());
   EXPECT_EQ(dedup::match_all_gpu(odd, 1, 0), dedup::match_all(odd, 1));
+  // A hand-made part longer than 64 characters: no index either.
+  auto long_part = prepared;
+  long_part.back().first.text.assign(65, 'a');
+  EXPECT_FALSE(dedup::match_indexed_gpu(long_part, 1, 0, nullptr, {}).has_value());
+  // Too few signatures for a pair, dealt to two workers: none found, none left undone.
+  for (const std::size_t count : {0u, 1u}) {
+    const std::vector<ctph::Prepared> few(prepared.begin(), prepared.begin() + count);
+    std::vector<double> ms;
+    EXPECT_TRUE(dedup::match_indexed_dealt(*dedup::plan_index(few), 1, {0, 0}, {0, 2}, ms).empty()) << count;
+    EXPECT_TRUE(dedup::match_shared(few, 1, {0, 0}).empty()) << count;
+  }
 }
 
 TEST(GpuDedup, EditRateEachKernelEqualsTheCpu) {

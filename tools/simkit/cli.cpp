@@ -120,8 +120,11 @@ void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::fun
             hand(found);
           });
         }
-      } catch (const Failure&) {
-        if (handed) return;  // a later GPU: the command's worker on it meets the same failure
+      } catch (const Failure& e) {
+        if (handed) {  // a later GPU: the command's worker on it meets its own failure
+          note(fmt::format("a GPU could not be readied: {}", e.what()));
+          return;
+        }
         if (parse_device(common.device).kind != DeviceSpec::Kind::Auto) throw;
         hand(device_for_job(common, false));
         return;

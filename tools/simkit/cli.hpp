@@ -63,8 +63,11 @@ Device device_for_job(const CommonOptions& options, bool gpu_pays_off);
 
 // The device found, and readied by `prepare` (called with each GPU's index: its context
 // made, the job's kernels loaded), on a thread of its own while the command reads its
-// input. --device auto goes on with the CPU when a GPU cannot be readied; a GPU named
-// outright is then an error, thrown by device.get().
+// input. --device auto goes on with the CPU when its GPU cannot be readied; a GPU named
+// outright is then an error, thrown by device.get(). Several GPUs are readied side by
+// side and handed over once the first is ready (the driver makes their contexts one at a
+// time): the command's workers on the others wait in the driver until theirs are made,
+// and a later GPU that cannot be readied is noted and left to its worker's own error.
 struct DeviceStart {
   std::promise<Device> promise;
   std::shared_future<Device> device = promise.get_future().share();

@@ -110,7 +110,8 @@ inline int code_of(char c) {
 }
 
 // The parts as codes in the order given; false when a part holds a character outside
-// base64 (only a signature made by hand can), which the kernels cannot tell apart.
+// base64 or more than 64 (only a signature made by hand can), which the kernels cannot
+// tell apart or hold.
 // The signatures are read in their own order (their texts lie in that order in memory)
 // and each one's codes written to its place in `order`: a million signatures read in
 // block-size order cost a cache miss or more each.
@@ -132,6 +133,7 @@ inline bool encode(const std::vector<ctph::Prepared>& signatures, const std::vec
       const std::string* texts[2] = {&signatures[i].first.text, &signatures[i].second.text};
       for (int p = 0; p < 2; ++p) {
         const auto* text = reinterpret_cast<const unsigned char*>(texts[p]->data());
+        outside |= texts[p]->size() > static_cast<std::size_t>(kPartBytes);  // (only a hand-made part)
         const std::size_t length = std::min<std::size_t>(texts[p]->size(), kPartBytes);
         unsigned char code[kPartBytes];
         std::memset(code, kPad, sizeof code);

@@ -37,6 +37,7 @@
 #include "dedup/match_gpu.hpp"
 #include "dedup/sorted_runs.hpp"
 #include "simkit/cluster.hpp"
+#include "simkit/error.hpp"
 #include "simkit/threads.hpp"
 
 namespace simkit::dedup {
@@ -290,6 +291,8 @@ std::vector<Match> sorted_down(cub::DoubleBuffer<std::uint64_t> pairs, cub::Doub
                                std::size_t count, int index_bits, gpu::DeviceMatch* packed, Scratch& scratch,
                                cudaStream_t st) {
   if (count == 0) return {};
+  if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Failure("too many matches to sort at once on the GPU");
   const auto items = static_cast<int>(count);
   std::size_t bytes = 0;
   SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, pairs, scores, items, 0, index_bits, st));
@@ -477,7 +480,7 @@ namespace {
 // there, on its device, for the caller to gather.
 std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold, int device, double* device_ms,
                                             Share share, RowDealer* dealer, std::size_t pair_budget, StepTimes* steps,
-                                            std::deque<Waiting>* left) {
+                                            std::deque<Waiting>* left, bool first_worker) {
   threshold = std::clamp(threshold, 1, 100);
   PhaseClock clock("dedup worker", device);
   auto last = std::chrono::steady_clock::now();
@@ -494,8 +497,9 @@ std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold
   const std::size_t n = groups.order().size();
   if (n < 2) return {};
   // A worker whose GPU came late to a dealt job that is done, or whose GPU cannot hold
-  // the index (another worker's could), leaves the rows to the others.
-  if (dealer != nullptr && (dealer->done() || !index_fits_gpu_of(plan, device))) return {};
+  // the index, leaves the rows to the others (not the first: the caller checked its GPU,
+  // and a job none takes would be left undone).
+  if (dealer != nullptr && (dealer->done() || (!first_worker && !index_fits_gpu_of(plan, device)))) return {};
   const std::uint64_t entries = plan.offset[n];
   const auto e_count = static_cast<std::uint32_t>(entries);
 
@@ -699,7 +703,8 @@ std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold
                                                threshold, match_pair.get(), match_score.get(), d_found.get());
     SIMKIT_CUDA_CHECK_LAUNCH();
     const auto hits = static_cast<std::size_t>(read_back(d_found.get(), st));
-    if (dealer != nullptr) {
+    if (dealer != nullptr && hits <= waiting_limit) {  // (those before it come down first if both would pass it)
+      if (waiting_matches + hits > waiting_limit) bring_down_waiting();
       if (hits > 0) {
         Waiting& w = waiting.emplace_back(Waiting{cuda::DeviceBuffer<std::uint64_t>(hits), cuda::DeviceBuffer<std::int32_t>(hits)});
         SIMKIT_CUDA_CHECK(cudaMemcpyAsync(w.pairs.get(), match_pair.get(), hits * sizeof(std::uint64_t),
@@ -708,11 +713,11 @@ std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold
                                           cudaMemcpyDeviceToDevice, st));
         waiting_matches += hits;
       }
-      if (waiting_matches > waiting_limit) bring_down_waiting();
       return;
     }
-    // The chunk's matches a run of their own, written over the candidates' space (free
-    // now: 16 bytes a candidate hold a 12-byte match).
+    // The chunk's matches a run of their own (also a dealt chunk too large to wait),
+    // written over the candidates' space (free now: 16 bytes a candidate hold a 12-byte
+    // match).
     if (hits > 0)
       runs.push_back(sorted_down({match_pair.get(), match_pair_other.get()}, {match_score.get(), match_score_other.get()},
                                  hits, index_bits, reinterpret_cast<gpu::DeviceMatch*>(pair_space.get()), scratch, st));
@@ -753,7 +758,7 @@ std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold
 std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int threshold, int device,
                                                    double* device_ms, Share share, RowDealer* dealer,
                                                    std::size_t pair_budget, StepTimes* steps) {
-  return worker_runs(plan, threshold, device, device_ms, share, dealer, pair_budget, steps, nullptr);
+  return worker_runs(plan, threshold, device, device_ms, share, dealer, pair_budget, steps, nullptr, false);
 }
 
 std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,
@@ -765,20 +770,25 @@ std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, con
   std::vector<std::deque<Waiting>> left(devices.size());
   device_ms.assign(devices.size(), 0);
   run_parts(devices.size(), [&](std::size_t w) {
-    found[w] = worker_runs(plan, threshold, devices[w], &device_ms[w], share, &dealer, pair_budget, nullptr, &left[w]);
+    try {
+      found[w] = worker_runs(plan, threshold, devices[w], &device_ms[w], share, &dealer, pair_budget, nullptr, &left[w],
+                             w == 0);
+    } catch (...) {
+      dealer.next.store(dealer.pieces);  // the others stop at their next piece
+      throw;
+    }
   });
+  const std::size_t n = plan.groups.order().size();
+  if (n >= 2 && !dealer.done()) throw Failure("the GPUs' matcher left rows unscored");  // (a guard: the first takes all)
   PhaseClock clock("dedup");
-  std::vector<std::vector<Match>> runs;
-  for (auto& worker : found)
-    for (auto& run : worker) runs.push_back(std::move(run));
+  std::vector<std::vector<Match>> runs = flatten(std::move(found));
   // The matches left on the GPUs: gathered on the first and sorted there (one run to bring
   // down, as one GPU's), or where they do not fit it, each GPU's sorted on its own.
-  const std::size_t n = plan.groups.order().size();
   const int index_bits = 32 + bit_width_of(n > 0 ? n - 1 : 0);
   std::size_t total = 0;
   for (const auto& list : left) total += waiting_count(list);
   bool gathered = false;
-  if (total > 0) {
+  if (total > 0 && total <= static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     const cuda::DeviceGuard guard(devices[0]);
     if (total * kGatheredBytes <= device_memory_share() / 2) {
       const cuda::Stream stream;
@@ -799,7 +809,7 @@ std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, con
     });
     for (auto& run : each) runs.push_back(std::move(run));
   }
-  for (std::size_t w = 0; w < devices.size(); ++w) {  // each GPU's memory freed on it
+  for (std::size_t w = 0; w < devices.size(); ++w) {  // each GPU's memory freed with it current
     const cuda::DeviceGuard guard(devices[w]);
     left[w].clear();
   }
