@@ -1,7 +1,10 @@
 // Large host buffers faulted in on all cores before one thread writes them. A fresh
 // allocation's pages are mapped one 4 KiB fault at a time as they are first written, so a
 // std::vector of 200 MB (a million hashes' matches) took one thread 60-100 ms to zero;
-// with its pages faulted in on every core first, the zeros cost a memory pass.
+// with its pages faulted in on every core first, the zeros cost a memory pass. Where the
+// kernel grants transparent huge pages only to those who ask (Debian's "madvise"), such
+// buffers ask: a fault then maps 2 MiB, not 4 KiB (222 MB faulted and zeroed in 20 ms,
+// not 300 ms, on two cores).
 #pragma once
 
 #include <cstddef>
@@ -9,9 +12,13 @@
 
 namespace simkit {
 
+// Asks for huge pages for the whole pages of [data, data + bytes), not yet written (Linux's
+// MADV_HUGEPAGE). Does nothing below a few MiB, or where the kernel will not.
+void advise_huge_pages(void* data, std::size_t bytes);
+
 // Faults in the whole pages of [data, data + bytes) on all cores (Linux's
-// MADV_POPULATE_WRITE, from 5.14). Does nothing below a few MiB, or where the kernel
-// cannot.
+// MADV_POPULATE_WRITE, from 5.14), huge pages asked for first. Does nothing below a few
+// MiB, or where the kernel cannot.
 void prefault(void* data, std::size_t bytes);
 
 // n value-initialised elements, their pages faulted in first.

@@ -61,9 +61,10 @@ std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int th
 
 // match_indexed_runs on each of a process's GPUs `devices`, their rows (parts
 // [share.part, share.part + devices.size()) of share.parts) dealt to them as they ask
-// (four pieces a GPU): the matches sorted by (a, b). A GPU's matches wait on it
-// and are gathered on the first GPU, sorted there and brought down at once (where they do
-// not fit it, each GPU's sorted on its own and the runs merged here). The first GPU must
+// (four pieces a GPU): the matches sorted by (a, b). A GPU's matches wait on it; then
+// the GPUs share them out in ranges of (a, b) (peer to peer), and each sorts its range and
+// copies it down into its place, all at once (where they do not fit, each GPU's are
+// sorted on its own and the runs merged here). The first GPU must
 // hold the index (the caller checked); another that cannot leaves its pieces to the rest.
 // device_ms[w]: GPU w's time.
 std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,
@@ -82,6 +83,8 @@ struct GpuPlan {
 // `device`'s free memory (the ranks of a host on one GPU share it): their keys counted,
 // before any plan is made.
 bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device);
+// The same for signatures planned (their keys counted by the plan).
+bool index_fits_gpu(const IndexPlan& plan, int device);
 
 // Every pair of compatible block sizes scored (no index): the fallback. With `share`, the
 // worker's share of each block-size group's rows.

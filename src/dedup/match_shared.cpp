@@ -131,14 +131,16 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
   // shares of the rows would not tile: the index where it can be built and fits the first
   // GPU (a worker whose GPU it does not fit leaves its rows to the others). Its host part
   // is made once, for all of this process's workers, or was made ahead. (The check waits
-  // for the first GPU's start, and the matches are gathered on it: a GPU the driver
-  // readies before it gains only as much.)
-  bool index = !devices.empty() && index_fits_gpu(signatures, devices[0]);
-  std::shared_ptr<const IndexPlan> plan;
+  // for the first GPU's start: a GPU the driver readies before it gains only as much.)
   const bool planned = ahead != nullptr && ahead->data == signatures.data() && ahead->count == signatures.size();
-  if (index) plan = planned ? ahead->index : plan_index(signatures);
+  std::shared_ptr<const IndexPlan> plan;
+  if (!devices.empty() && planned) {  // (its keys counted already)
+    if (ahead->index != nullptr && index_fits_gpu(*ahead->index, devices[0])) plan = ahead->index;
+  } else if (!devices.empty() && index_fits_gpu(signatures, devices[0])) {
+    plan = plan_index(signatures);
+  }
   ahead = nullptr;
-  index = plan != nullptr;
+  bool index = plan != nullptr;
   if (parts.total > 1 && !devices.empty()) index = cluster::min(index ? 1 : 0) == 1;
   if (!index) plan = nullptr;  // (every pair scored: the plan's memory back first)
   clock.mark("the index's plan");

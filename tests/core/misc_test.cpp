@@ -1,8 +1,11 @@
 // Errors, device and size parsing, the allocator of answers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
+#include "core/prefault.hpp"
 #include "simkit/device.hpp"
 #include "simkit/error.hpp"
 #include "simkit/uninitialized_allocator.hpp"
@@ -47,6 +50,27 @@ TEST(UninitializedAllocator, MemoryFromItsSourceMovesWithTheVectorCopiesGoToTheH
     EXPECT_EQ(moved.get_allocator().memory, nullptr);
   }
   EXPECT_EQ(g_live_blocks, 0);
+}
+
+// Buffers faulted in (and given huge pages where the kernel grants them) hold what is
+// written to them, at any alignment, and zeroed vectors are zero.
+TEST(Prefault, ZeroedVectorsAndAdvisedBuffersHoldTheirValues) {
+  for (const std::size_t n : {std::size_t{0}, std::size_t{7}, (std::size_t{9} << 20) + 3}) {
+    const std::vector<std::uint32_t> zeros = zeroed_vector<std::uint32_t>(n);
+    ASSERT_EQ(zeros.size(), n);
+    EXPECT_TRUE(std::all_of(zeros.begin(), zeros.end(), [](std::uint32_t v) { return v == 0; }));
+  }
+  std::vector<unsigned char> bytes((std::size_t{12} << 20) + 5);
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{4095}}) {
+    unsigned char* at = bytes.data() + offset;
+    const std::size_t size = bytes.size() - offset;
+    advise_huge_pages(at, size);
+    prefault(at, size);
+    for (std::size_t i = 0; i < size; i += 4093) at[i] = static_cast<unsigned char>(i * 31 + offset);
+    for (std::size_t i = 0; i < size; i += 4093) ASSERT_EQ(at[i], static_cast<unsigned char>(i * 31 + offset));
+  }
+  advise_huge_pages(nullptr, 1 << 30);  // nothing to advise, nothing done
+  prefault(nullptr, 1 << 30);
 }
 
 TEST(Location, Formats) {

@@ -16,6 +16,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "cli.hpp"
+#include "core/prefault.hpp"
 #include "simkit/cluster.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
@@ -183,7 +184,10 @@ FoundList run_ssdeep(const DedupOptions& options, const Context& context, const 
     note(fmt::format("timing: matched {} signatures on {} in {:.3f} s{}: {} pairs", prepared.size(), context.device.name,
                      seconds_since(start), context.device.cuda ? fmt::format(" ({:.1f} ms on the device)", device_ms) : "",
                      matches.size()));
-  FoundList found(matches.size());
+  FoundList found;
+  found.reserve(matches.size());
+  advise_huge_pages(found.data(), matches.size() * sizeof(Found));  // (before its pages are written)
+  found.resize(matches.size());
   tbb::parallel_for(std::size_t{0}, matches.size(), [&](std::size_t i) {
     found[i] = Found{matches[i].a, matches[i].b, static_cast<double>(matches[i].score)};
   });

@@ -23,8 +23,12 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <future>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -245,6 +249,14 @@ unsigned grid_for(std::uint64_t items, unsigned threads = 256) {
 
 int bit_width_of(std::uint64_t largest) { return std::max(1, static_cast<int>(std::bit_width(largest))); }
 
+// This process's part of the current device's free memory: the ranks of a host that share
+// one GPU share it.
+std::size_t device_memory_share() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes / static_cast<std::size_t>(std::max(1, cluster::local_size()));
+}
+
 // CUB's scratch space, grown as the calls ask.
 struct Scratch {
   cuda::DeviceBuffer<unsigned char> bytes;
@@ -284,25 +296,39 @@ struct Waiting {
   cuda::DeviceBuffer<std::int32_t> scores;
 };
 
-// `count` matches as (a, b) keys and scores on the stream's device, sorted by (a, b)
-// there (the caller's indices, `index_bits` of them), written as the caller's matches
-// over `packed` and brought down as one run.
-std::vector<Match> sorted_down(cub::DoubleBuffer<std::uint64_t> pairs, cub::DoubleBuffer<std::int32_t> scores,
-                               std::size_t count, int index_bits, gpu::DeviceMatch* packed, Scratch& scratch,
-                               cudaStream_t st) {
-  if (count == 0) return {};
+// `count` matches as (a, b) keys and scores, each with its twin, sorted by (a, b) (the
+// caller's indices, `index_bits` of them) on the stream's device: Current() the sorted.
+void sort_matches(cub::DoubleBuffer<std::uint64_t>& pairs, cub::DoubleBuffer<std::int32_t>& scores, std::size_t count,
+                  int index_bits, Scratch& scratch, cudaStream_t st) {
+  if (count == 0) return;
   if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Failure("too many matches to sort at once on the GPU");
   const auto items = static_cast<int>(count);
   std::size_t bytes = 0;
   SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, pairs, scores, items, 0, index_bits, st));
   SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.at(bytes), bytes, pairs, scores, items, 0, index_bits, st));
-  std::vector<Match> run = zeroed_vector<Match>(count);
-  pack_matches<<<grid_for(count), 256, 0, st>>>(pairs.Current(), scores.Current(), static_cast<std::uint32_t>(count),
-                                                packed);
+}
+
+// `count` sorted matches written as the caller's over `packed` and copied down to `to`.
+void packed_down(const std::uint64_t* pairs, const std::int32_t* scores, std::size_t count, gpu::DeviceMatch* packed,
+                 Match* to, cudaStream_t st) {
+  if (count == 0) return;
+  pack_matches<<<grid_for(count), 256, 0, st>>>(pairs, scores, static_cast<std::uint32_t>(count), packed);
   SIMKIT_CUDA_CHECK_LAUNCH();
-  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(run.data(), packed, count * sizeof(Match), cudaMemcpyDeviceToHost, st));
+  static_assert(sizeof(gpu::DeviceMatch) == sizeof(Match));
+  SIMKIT_CUDA_CHECK(cudaMemcpyAsync(to, packed, count * sizeof(Match), cudaMemcpyDeviceToHost, st));
   SIMKIT_CUDA_CHECK(cudaStreamSynchronize(st));
+}
+
+// `count` matches sorted on the stream's device, written as the caller's over `packed`
+// and brought down as one run.
+std::vector<Match> sorted_down(cub::DoubleBuffer<std::uint64_t> pairs, cub::DoubleBuffer<std::int32_t> scores,
+                               std::size_t count, int index_bits, gpu::DeviceMatch* packed, Scratch& scratch,
+                               cudaStream_t st) {
+  if (count == 0) return {};
+  sort_matches(pairs, scores, count, index_bits, scratch, st);
+  std::vector<Match> run = zeroed_vector<Match>(count);
+  packed_down(pairs.Current(), scores.Current(), count, packed, run.data(), st);
   return run;
 }
 
@@ -335,6 +361,164 @@ std::vector<Match> gather_down(const std::vector<std::pair<int, const std::deque
     }
   return sorted_down({pairs.get(), pairs_other.get()}, {scores.get(), scores_other.get()}, total, index_bits,
                      packed.get(), scratch, st);
+}
+
+// samples[j]: the key at position j * count / samples of sorted `keys`.
+__global__ void take_samples(const std::uint64_t* keys, std::size_t count, std::uint32_t samples,
+                             std::uint64_t* out) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < samples) out[j] = keys[count * j / samples];
+}
+
+// cuts[s]: where splitter s would go in sorted `keys` (the first key not below it).
+__global__ void find_cuts(const std::uint64_t* keys, std::size_t count, const std::uint64_t* splitters,
+                          std::uint32_t splitter_count, std::uint64_t* cuts) {
+  const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= splitter_count) return;
+  std::size_t lo = 0, hi = count;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] < splitters[s]) lo = mid + 1;
+    else hi = mid;
+  }
+  cuts[s] = lo;
+}
+
+// One GPU's matches in one place, sorted there (the sort's twins freed).
+struct SortedMatches {
+  cuda::DeviceBuffer<std::uint64_t> pairs;
+  cuda::DeviceBuffer<std::int32_t> scores;
+  std::size_t count = 0;
+};
+
+// The matches waiting on each GPU `devices[w]` (left[w]) brought down as one sorted run,
+// every GPU at work at once: each sorts its own; the order is cut into a range a GPU at
+// keys sampled from all of them; each GPU gathers its range from the others (peer to
+// peer), sorts it and copies it down into its place in the run. Null where a GPU lacks
+// the memory for it (the caller then gathers some other way; the matches wait as before).
+std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, std::vector<std::deque<Waiting>>& left,
+                                              int index_bits) {
+  const std::size_t gpus = devices.size();
+  std::vector<std::size_t> counts(gpus);
+  std::size_t total = 0;
+  for (std::size_t w = 0; w < gpus; ++w) total += counts[w] = waiting_count(left[w]);
+  if (total == 0) return std::vector<Match>{};
+  // A range's matches are about total / gpus; the samples' error is under total / 512.
+  const std::size_t range_bound = total / gpus + total / 256 + 1;
+  constexpr auto kMostSorted = static_cast<std::size_t>(std::numeric_limits<int>::max());  // (CUB's int)
+  if (range_bound > kMostSorted) return std::nullopt;
+  for (std::size_t w = 0; w < gpus; ++w) {
+    const cuda::DeviceGuard guard(devices[w]);
+    if (counts[w] > kMostSorted || counts[w] * 36 + range_bound * kGatheredBytes > device_memory_share() / 2) return std::nullopt;
+  }
+  PhaseClock clock("dedup: the matches spread");
+  auto zeroing = std::async(std::launch::async, [total] { return zeroed_vector<Match>(total); });
+  // 1. Each GPU's matches in one place, sorted, and samples of them (512 a GPU over all,
+  // each GPU's by its part of them).
+  constexpr std::size_t kSamples = 512;
+  std::vector<SortedMatches> mine(gpus);
+  std::vector<std::vector<std::uint64_t>> samples(gpus);
+  run_parts(gpus, [&](std::size_t w) {
+    const cuda::DeviceGuard guard(devices[w]);
+    const cuda::Stream stream;
+    const cudaStream_t st = stream.get();
+    const std::size_t count = counts[w];
+    if (count == 0) return;
+    cuda::DeviceBuffer<std::uint64_t> pairs(count), pairs_other(count);
+    cuda::DeviceBuffer<std::int32_t> scores(count), scores_other(count);
+    std::size_t at = 0;
+    for (const Waiting& chunk : left[w]) {
+      const std::size_t n = chunk.pairs.size();
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(pairs.get() + at, chunk.pairs.get(), n * 8, cudaMemcpyDeviceToDevice, st));
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(scores.get() + at, chunk.scores.get(), n * 4, cudaMemcpyDeviceToDevice, st));
+      at += n;
+    }
+    stream.sync();
+    left[w].clear();
+    Scratch scratch;
+    cub::DoubleBuffer<std::uint64_t> pair_buffers(pairs.get(), pairs_other.get());
+    cub::DoubleBuffer<std::int32_t> score_buffers(scores.get(), scores_other.get());
+    sort_matches(pair_buffers, score_buffers, count, index_bits, scratch, st);
+    const std::size_t take = std::max<std::size_t>(1, kSamples * gpus * count / total);
+    cuda::DeviceBuffer<std::uint64_t> taken(take);
+    take_samples<<<grid_for(take), 256, 0, st>>>(pair_buffers.Current(), count, static_cast<std::uint32_t>(take),
+                                                 taken.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    samples[w].resize(take);
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(samples[w].data(), taken.get(), take * 8, cudaMemcpyDeviceToHost, st));
+    stream.sync();
+    const bool first = pair_buffers.Current() == pairs.get();
+    mine[w] = {first ? std::move(pairs) : std::move(pairs_other), first ? std::move(scores) : std::move(scores_other),
+               count};
+  });
+  clock.mark("each GPU's sorted");
+  // 2. The splitters: gpus - 1 keys from all the samples, evenly; cuts[w][d]: where range d
+  // begins in GPU w's matches.
+  std::vector<std::uint64_t> all_samples;
+  for (const auto& taken : samples) all_samples.insert(all_samples.end(), taken.begin(), taken.end());
+  std::sort(all_samples.begin(), all_samples.end());
+  std::vector<std::uint64_t> splitters;
+  for (std::size_t d = 1; d < gpus; ++d) splitters.push_back(all_samples[all_samples.size() * d / gpus]);
+  std::vector<std::vector<std::uint64_t>> cuts(gpus, std::vector<std::uint64_t>(gpus + 1, 0));
+  run_parts(gpus, [&](std::size_t w) {
+    cuts[w][gpus] = counts[w];
+    if (counts[w] == 0) return;
+    const cuda::DeviceGuard guard(devices[w]);
+    const cuda::Stream stream;
+    const auto d_splitters = upload(splitters, stream.get());
+    cuda::DeviceBuffer<std::uint64_t> d_cuts(gpus);
+    find_cuts<<<grid_for(gpus - 1), 256, 0, stream.get()>>>(mine[w].pairs.get(), counts[w], d_splitters.get(),
+                                           static_cast<std::uint32_t>(gpus - 1), d_cuts.get());
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(cuts[w].data() + 1, d_cuts.get(), (gpus - 1) * 8, cudaMemcpyDeviceToHost,
+                                      stream.get()));
+    stream.sync();
+  });
+  std::vector<std::size_t> range(gpus, 0), begin(gpus + 1, 0);
+  for (std::size_t d = 0; d < gpus; ++d) {
+    for (std::size_t w = 0; w < gpus; ++w) range[d] += cuts[w][d + 1] - cuts[w][d];
+    begin[d + 1] = begin[d] + range[d];
+  }
+  std::vector<Match> run = zeroing.get();
+  clock.mark("cut into ranges");
+  // 3. Each GPU's range gathered, sorted and copied down into its place.
+  run_parts(gpus, [&](std::size_t d) {
+    const std::size_t count = range[d];
+    if (count == 0) return;
+    PhaseClock range_clock("dedup: the range of GPU", static_cast<int>(d));
+    const cuda::DeviceGuard guard(devices[d]);
+    const cuda::Stream stream;
+    const cudaStream_t st = stream.get();
+    cuda::DeviceBuffer<std::uint64_t> pairs(count), pairs_other(count);
+    cuda::DeviceBuffer<std::int32_t> scores(count), scores_other(count);
+    cuda::DeviceBuffer<gpu::DeviceMatch> packed(count);
+    std::size_t at = 0;
+    for (std::size_t w = 0; w < gpus; ++w) {
+      const std::size_t from = cuts[w][d], n = cuts[w][d + 1] - from;
+      if (n == 0) continue;
+      SIMKIT_CUDA_CHECK(
+          cudaMemcpyPeerAsync(pairs.get() + at, devices[d], mine[w].pairs.get() + from, devices[w], n * 8, st));
+      SIMKIT_CUDA_CHECK(
+          cudaMemcpyPeerAsync(scores.get() + at, devices[d], mine[w].scores.get() + from, devices[w], n * 4, st));
+      at += n;
+    }
+    Scratch scratch;
+    cub::DoubleBuffer<std::uint64_t> pair_buffers(pairs.get(), pairs_other.get());
+    cub::DoubleBuffer<std::int32_t> score_buffers(scores.get(), scores_other.get());
+    sort_matches(pair_buffers, score_buffers, count, index_bits, scratch, st);
+    if (range_clock.on()) {
+      stream.sync();
+      range_clock.mark("gathered and sorted");
+    }
+    packed_down(pair_buffers.Current(), score_buffers.Current(), count, packed.get(), run.data() + begin[d], st);
+    range_clock.mark("copied down");
+  });
+  for (std::size_t w = 0; w < gpus; ++w) {  // each GPU's memory freed with it current
+    const cuda::DeviceGuard guard(devices[w]);
+    mine[w] = {};
+  }
+  clock.mark("each range gathered, sorted and brought down");
+  return run;
 }
 
 // What the host knows of each position's group: where it ends, and the group of twice
@@ -394,13 +578,6 @@ std::uint64_t key_count(const std::vector<ctph::Prepared>& signatures) {
   return keys;
 }
 
-// This process's part of the current device's free memory: the ranks of a host that share
-// one GPU share it.
-std::size_t device_memory_share() {
-  std::size_t free_bytes = 0, total_bytes = 0;
-  SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return free_bytes / static_cast<std::size_t>(std::max(1, cluster::local_size()));
-}
 
 }  // namespace
 
@@ -411,6 +588,10 @@ struct IndexPlan {
   std::vector<unsigned char> lengths;  // [position][part]
   Layout at;
   std::vector<std::uint64_t> offset;  // position k's keys: [offset[k], offset[k + 1])
+  // The codes page-locked by the first worker to upload them (every GPU's upload then runs
+  // at the link's rate, not the driver's staging rate), unlocked with the plan.
+  mutable std::once_flag codes_locked;
+  mutable std::unique_ptr<cuda::PageLock> codes_lock;
 };
 
 std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>& signatures) {
@@ -440,11 +621,11 @@ bool index_fits(std::uint64_t keys, std::size_t signatures, int device) {
   return index_bytes(keys, signatures) <= device_memory_share() / 2;
 }
 
-bool index_fits_gpu_of(const IndexPlan& plan, int device) {
+}  // namespace
+
+bool index_fits_gpu(const IndexPlan& plan, int device) {
   return index_fits(plan.offset.back(), plan.offset.size() - 1, device);
 }
-
-}  // namespace
 
 bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
   return index_fits(key_count(signatures), signatures.size(), device);
@@ -499,7 +680,7 @@ std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold
   // A worker whose GPU came late to a dealt job that is done, or whose GPU cannot hold
   // the index, leaves the rows to the others (not the first: the caller checked its GPU,
   // and a job none takes would be left undone).
-  if (dealer != nullptr && (dealer->done() || (!first_worker && !index_fits_gpu_of(plan, device)))) return {};
+  if (dealer != nullptr && (dealer->done() || (!first_worker && !index_fits_gpu(plan, device)))) return {};
   const std::uint64_t entries = plan.offset[n];
   const auto e_count = static_cast<std::uint32_t>(entries);
 
@@ -511,6 +692,11 @@ std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold
   const cuda::Stream stream;
   const cudaStream_t st = stream.get();
   cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+  std::call_once(plan.codes_locked, [&] {
+    if (plan.codes.size() * sizeof(PartCodes) >= cuda::kPageLockMinBytes)
+      plan.codes_lock = std::make_unique<cuda::PageLock>(plan.codes.data(), plan.codes.size() * sizeof(PartCodes));
+  });
+  clock.mark("the device readied, the codes page-locked");
   const auto d_codes = upload(plan.codes, st);
   const auto d_lengths = upload(plan.lengths, st);
   const auto d_levels = upload(at.level, st);
@@ -782,24 +968,13 @@ std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, con
   if (n >= 2 && !dealer.done()) throw Failure("the GPUs' matcher left rows unscored");  // (a guard: the first takes all)
   PhaseClock clock("dedup");
   std::vector<std::vector<Match>> runs = flatten(std::move(found));
-  // The matches left on the GPUs: gathered on the first and sorted there (one run to bring
-  // down, as one GPU's), or where they do not fit it, each GPU's sorted on its own.
+  // The matches left on the GPUs: spread over them in ranges, each sorted and brought
+  // down by its GPU (as one run, all GPUs at once), or where they do not fit, each GPU's
+  // sorted on its own and the runs merged here.
   const int index_bits = 32 + bit_width_of(n > 0 ? n - 1 : 0);
-  std::size_t total = 0;
-  for (const auto& list : left) total += waiting_count(list);
-  bool gathered = false;
-  if (total > 0 && total <= static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    const cuda::DeviceGuard guard(devices[0]);
-    if (total * kGatheredBytes <= device_memory_share() / 2) {
-      const cuda::Stream stream;
-      Scratch scratch;
-      std::vector<std::pair<int, const std::deque<Waiting>*>> from;
-      for (std::size_t w = 0; w < devices.size(); ++w) from.emplace_back(devices[w], &left[w]);
-      runs.push_back(gather_down(from, devices[0], index_bits, scratch, stream.get()));
-      gathered = true;
-    }
-  }
-  if (total > 0 && !gathered) {
+  if (std::optional<std::vector<Match>> spread = spread_down(devices, left, index_bits)) {
+    runs.push_back(std::move(*spread));
+  } else {
     std::vector<std::vector<Match>> each(devices.size());
     run_parts(devices.size(), [&](std::size_t w) {
       const cuda::DeviceGuard guard(devices[w]);
