@@ -407,9 +407,11 @@ std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, s
   const std::size_t range_bound = total / gpus + total / 256 + 1;
   constexpr auto kMostSorted = static_cast<std::size_t>(std::numeric_limits<int>::max());  // (CUB's int)
   if (range_bound > kMostSorted) return std::nullopt;
+  constexpr std::size_t kOwnBytes = 3 * (8 + 4);  // a GPU's own match: waiting, in one place, the sort's twin
   for (std::size_t w = 0; w < gpus; ++w) {
     const cuda::DeviceGuard guard(devices[w]);
-    if (counts[w] > kMostSorted || counts[w] * 36 + range_bound * kGatheredBytes > device_memory_share() / 2) return std::nullopt;
+    if (counts[w] > kMostSorted || counts[w] * kOwnBytes + range_bound * kGatheredBytes > device_memory_share() / 2)
+      return std::nullopt;
   }
   PhaseClock clock("dedup: the matches spread");
   auto zeroing = std::async(std::launch::async, [total] { return zeroed_vector<Match>(total); });
