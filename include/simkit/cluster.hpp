@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,6 +68,11 @@ Verdict conclude(int exit_code, std::string_view error);
 std::string broadcast(std::string bytes);
 // On root: every rank's bytes in rank order; elsewhere: nothing.
 std::vector<std::string> gather(std::string_view bytes);
+// The same, received straight into the caller's memory: on root, every rank's bytes one
+// after another in rank order into `place(total)` (called once, with their total), and
+// each rank's byte count returned; elsewhere: this rank's bytes sent, nothing returned.
+// For large gathers (a million hashes' pairs), which need no copies on the way.
+std::vector<std::size_t> gather_into(std::string_view bytes, const std::function<char*(std::size_t total)>& place);
 // Element-wise sums over the ranks, in place on every rank.
 void sum(std::span<double> values);
 void sum(std::span<std::uint64_t> values);
@@ -96,14 +102,11 @@ std::vector<T> broadcast_values(std::vector<T> values) {
 // On root: every rank's values, concatenated in rank order; elsewhere: nothing.
 template <typename T>
 std::vector<T> gather_values(std::span<const T> values) {
-  const std::vector<std::string> parts =
-      gather({reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)});
-  std::vector<T> out;
-  for (const std::string& p : parts) {
-    const std::size_t at = out.size();
-    out.resize(at + p.size() / sizeof(T));
-    if (!p.empty()) std::memcpy(out.data() + at, p.data(), p.size());
-  }
+  std::vector<T> out;  // (received in place: no copies on the way)
+  gather_into({reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)}, [&](std::size_t total) {
+    out.resize(total / sizeof(T));
+    return reinterpret_cast<char*>(out.data());
+  });
   return out;
 }
 

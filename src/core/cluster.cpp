@@ -155,36 +155,84 @@ std::string broadcast(std::string bytes) {
   return bytes;
 }
 
+#ifdef SIMKIT_HAVE_MPI
+namespace {
+
+// Every rank's byte count, on root (elsewhere: empty).
+std::vector<long long> gathered_lengths(std::size_t bytes) {
+  long long length = static_cast<long long>(bytes);
+  std::vector<long long> lengths(state.rank == 0 ? static_cast<std::size_t>(state.size) : 0);
+  MPI_Gather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  return lengths;
+}
+
+// Point to point, in pieces of at most INT_MAX / 2 bytes: any size, no int displacements.
+void receive_from(int rank, char* at, long long length) {
+  for (long long done = 0; done < length; done += INT_MAX / 2) {
+    const int n = static_cast<int>(std::min<long long>(INT_MAX / 2, length - done));
+    MPI_Recv(at + done, n, MPI_CHAR, rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+
+void send_to_root(const char* at, long long length) {
+  for (long long done = 0; done < length; done += INT_MAX / 2) {
+    const int n = static_cast<int>(std::min<long long>(INT_MAX / 2, length - done));
+    MPI_Send(at + done, n, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
+  }
+}
+
+}  // namespace
+#endif
+
 std::vector<std::string> gather(std::string_view bytes) {
   check_in();
   std::vector<std::string> out;
 #ifdef SIMKIT_HAVE_MPI
   if (state.mpi) {
-    long long length = static_cast<long long>(bytes.size());
-    std::vector<long long> lengths(static_cast<std::size_t>(state.size));
-    MPI_Gather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    // Point to point from each rank in turn: any size, no int displacements.
+    const std::vector<long long> lengths = gathered_lengths(bytes.size());
     if (state.rank == 0) {
       out.resize(lengths.size());
       out[0] = std::string(bytes);
       for (int r = 1; r < state.size; ++r) {
         std::string& part = out[static_cast<std::size_t>(r)];
         part.resize(static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]));
-        for (long long at = 0; at < static_cast<long long>(part.size()); at += INT_MAX / 2) {
-          const int n = static_cast<int>(std::min<long long>(INT_MAX / 2, static_cast<long long>(part.size()) - at));
-          MPI_Recv(part.data() + at, n, MPI_CHAR, r, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
+        receive_from(r, part.data(), static_cast<long long>(part.size()));
       }
     } else {
-      for (long long at = 0; at < length; at += INT_MAX / 2) {
-        const int n = static_cast<int>(std::min<long long>(INT_MAX / 2, length - at));
-        MPI_Send(bytes.data() + at, n, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
-      }
+      send_to_root(bytes.data(), static_cast<long long>(bytes.size()));
     }
     return out;
   }
 #endif
   out.emplace_back(bytes);
+  return out;
+}
+
+std::vector<std::size_t> gather_into(std::string_view bytes, const std::function<char*(std::size_t)>& place) {
+  check_in();
+  std::vector<long long> lengths{static_cast<long long>(bytes.size())};
+#ifdef SIMKIT_HAVE_MPI
+  if (state.mpi) lengths = gathered_lengths(bytes.size());
+#endif
+  if (lengths.empty()) {  // (not root: sent)
+#ifdef SIMKIT_HAVE_MPI
+    send_to_root(bytes.data(), static_cast<long long>(bytes.size()));
+#endif
+    return {};
+  }
+  std::size_t total = 0;
+  for (const long long length : lengths) total += static_cast<std::size_t>(length);
+  char* at = place(total);
+  if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
+  at += bytes.size();
+#ifdef SIMKIT_HAVE_MPI
+  for (int r = 1; r < static_cast<int>(lengths.size()); ++r) {
+    receive_from(r, at, lengths[static_cast<std::size_t>(r)]);
+    at += lengths[static_cast<std::size_t>(r)];
+  }
+#endif
+  std::vector<std::size_t> out(lengths.size());
+  for (std::size_t r = 0; r < lengths.size(); ++r) out[r] = static_cast<std::size_t>(lengths[r]);
   return out;
 }
 

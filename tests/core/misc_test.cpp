@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/prefault.hpp"
+#include "simkit/cluster.hpp"
 #include "simkit/device.hpp"
 #include "simkit/error.hpp"
 #include "simkit/uninitialized_allocator.hpp"
@@ -71,6 +73,23 @@ TEST(Prefault, ZeroedVectorsAndAdvisedBuffersHoldTheirValues) {
   }
   advise_huge_pages(nullptr, 1 << 30);  // nothing to advise, nothing done
   prefault(nullptr, 1 << 30);
+}
+
+// Alone, a process gathers its own bytes into the memory it places them in (under mpirun,
+// dedup's pairs come together this way: tests/cluster).
+TEST(Cluster, GatherIntoTheCallersMemoryAlone) {
+  for (const std::string& bytes : {std::string("pairs\0of bytes", 14), std::string()}) {
+    std::vector<char> out;
+    std::size_t asked = 1234;
+    const std::vector<std::size_t> sizes = cluster::gather_into(bytes, [&](std::size_t total) {
+      asked = total;
+      out.resize(total + 1);  // (never a null pointer, even for nothing)
+      return out.data();
+    });
+    EXPECT_EQ(asked, bytes.size());
+    ASSERT_EQ(sizes, std::vector<std::size_t>{bytes.size()});
+    EXPECT_EQ(std::string(out.data(), bytes.size()), bytes);
+  }
 }
 
 TEST(Location, Formats) {
