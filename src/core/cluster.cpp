@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <xxhash.h>
 
 #ifdef SIMKIT_HAVE_MPI
@@ -284,7 +285,10 @@ void barrier() {
 namespace {
 
 std::string pack(const std::vector<std::string>& strings) {
+  std::size_t bytes = 0;
+  for (const std::string& s : strings) bytes += sizeof(std::uint64_t) + s.size();
   std::string out;
+  out.reserve(bytes);
   for (const std::string& s : strings) {
     const std::uint64_t n = s.size();
     out.append(reinterpret_cast<const char*>(&n), sizeof n);
@@ -293,13 +297,22 @@ std::string pack(const std::vector<std::string>& strings) {
   return out;
 }
 
+// The strings' places found in one pass, then the strings made on all cores (a million
+// hashes' names and signatures: millions of small strings).
 void unpack(std::string_view in, std::vector<std::string>& out) {
-  while (!in.empty()) {
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < in.size();) {
     std::uint64_t n = 0;
-    std::memcpy(&n, in.data(), sizeof n);
-    out.emplace_back(in.substr(sizeof n, n));
-    in.remove_prefix(sizeof n + n);
+    std::memcpy(&n, in.data() + i, sizeof n);
+    at.push_back(i + sizeof n);
+    i += sizeof n + n;
   }
+  const std::size_t first = out.size();
+  out.resize(first + at.size());
+  tbb::parallel_for(std::size_t{0}, at.size(), [&](std::size_t k) {
+    const std::size_t end = k + 1 < at.size() ? at[k + 1] - sizeof(std::uint64_t) : in.size();
+    out[first + k].assign(in.substr(at[k], end - at[k]));
+  });
 }
 
 }  // namespace
@@ -307,6 +320,7 @@ void unpack(std::string_view in, std::vector<std::string>& out) {
 std::vector<std::string> broadcast_strings(std::vector<std::string> strings) {
   if (size() == 1) return strings;
   const std::string packed = broadcast(root() ? pack(strings) : std::string());
+  if (root()) return strings;  // (its own, as they were)
   strings.clear();
   unpack(packed, strings);
   return strings;
