@@ -13,6 +13,7 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include "core/prefault.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
 #include "simkit/threads.hpp"
@@ -158,8 +159,9 @@ struct DenseRows {
         }
       });
       std::partial_sum(e.offsets.begin(), e.offsets.end(), e.offsets.begin());
-      e.columns.resize(e.offsets.back());
-      e.values.resize(e.offsets.back());
+      // (Faulted in on all cores, as huge pages where granted: they are page-locked next.)
+      e.columns = zeroed_vector<std::uint32_t>(e.offsets.back());
+      e.values = zeroed_vector<float>(e.offsets.back());
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.size(), 256), [&](const auto& range) {
         for (std::size_t w = range.begin(); w < range.end(); ++w) {
           std::uint64_t at = e.offsets[w];
