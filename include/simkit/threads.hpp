@@ -30,7 +30,7 @@ std::size_t cores_online() noexcept;
 
 // Runs part(0) .. part(parts - 1) at once, a thread each (the GPUs of a process, each
 // driven by its own thread), and waits for all; then rethrows the first part's exception,
-// if any. One part runs on the calling thread.
+// if any. A single part runs on the calling thread.
 void run_parts(std::size_t parts, const std::function<void(std::size_t)>& part);
 
 }  // namespace simkit

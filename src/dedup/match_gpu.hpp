@@ -63,8 +63,8 @@ std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int th
 // [share.part, share.part + devices.size()) of share.parts) dealt to them as they ask
 // (four pieces a GPU): the matches sorted by (a, b). A GPU's matches wait on it; then
 // the GPUs share them out in ranges of (a, b) (peer to peer), and each sorts its range and
-// copies it down into its place, all at once (where they do not fit, each GPU's are
-// sorted on its own and the runs merged here). The first GPU must
+// copies it down into its place, all at once (where they do not fit, each GPU's matches
+// are sorted on it and the runs merged here). The first GPU must
 // hold the index (the caller checked); another that cannot leaves its pieces to the rest.
 // device_ms[w]: GPU w's time.
 std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,

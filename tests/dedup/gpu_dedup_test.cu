@@ -139,10 +139,12 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
       EXPECT_TRUE(dedup::match_indexed_runs(*plan, threshold, 0, nullptr, {1, 3}, &dealer).empty()) << "none left";
       EXPECT_EQ(dedup::merge_sorted_runs(std::move(every)), want) << pieces << " pieces dealt, threshold " << threshold;
     }
-    // The same through match_indexed_dealt: the matches left on the GPU, gathered and
-    // sorted there (a small budget: brought down early too).
+    // The same through match_indexed_dealt: the matches left on the GPUs, spread over them
+    // in ranges, each sorted and brought down (a small budget: brought down early too).
     for (const std::size_t budget : {std::size_t{0}, std::size_t{2000}}) {
       std::vector<double> ms;
+      EXPECT_EQ(dedup::match_indexed_dealt(*plan, threshold, {0}, {0, 1}, ms, budget), want)
+          << "dealt to one worker, budget " << budget << ", threshold " << threshold;
       EXPECT_EQ(dedup::match_indexed_dealt(*plan, threshold, {0, 0}, {0, 2}, ms, budget), want)
           << "dealt to two workers, budget " << budget << ", threshold " << threshold;
       EXPECT_EQ(ms.size(), 2u);

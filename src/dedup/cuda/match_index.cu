@@ -395,7 +395,8 @@ struct SortedMatches {
 // every GPU at work at once: each sorts its own; the order is cut into a range a GPU at
 // keys sampled from all of them; each GPU gathers its range from the others (peer to
 // peer), sorts it and copies it down into its place in the run. Null where a GPU lacks
-// the memory for it (the caller then gathers some other way; the matches wait as before).
+// the memory for it or a sort would pass CUB's int (the caller then gathers some other
+// way; the matches wait as before).
 std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, std::vector<std::deque<Waiting>>& left,
                                               int index_bits) {
   const std::size_t gpus = devices.size();
@@ -404,6 +405,7 @@ std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, s
   for (std::size_t w = 0; w < gpus; ++w) total += counts[w] = waiting_count(left[w]);
   if (total == 0) return std::vector<Match>{};
   // A range's matches are about total / gpus; the samples' error is under total / 512.
+  // (A conservative check: the waiting matches are counted though their memory is taken.)
   const std::size_t range_bound = total / gpus + total / 256 + 1;
   constexpr auto kMostSorted = static_cast<std::size_t>(std::numeric_limits<int>::max());  // (CUB's int)
   if (range_bound > kMostSorted) return std::nullopt;
@@ -464,7 +466,7 @@ std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, s
   std::vector<std::vector<std::uint64_t>> cuts(gpus, std::vector<std::uint64_t>(gpus + 1, 0));
   run_parts(gpus, [&](std::size_t w) {
     cuts[w][gpus] = counts[w];
-    if (counts[w] == 0) return;
+    if (counts[w] == 0 || gpus == 1) return;  // (one GPU: one range, its whole run)
     const cuda::DeviceGuard guard(devices[w]);
     const cuda::Stream stream;
     const auto d_splitters = upload(splitters, stream.get());
