@@ -40,7 +40,8 @@ void prefault(void* data, std::size_t bytes) {
   constexpr std::size_t kPiece = std::size_t{4} << 20;
   if (data == nullptr || bytes < kLeast) return;
   advise_huge_pages(data, bytes);
-  const auto [begin, end] = whole_pages(data, bytes);
+  const std::pair<std::uintptr_t, std::uintptr_t> pages = whole_pages(data, bytes);
+  const std::uintptr_t begin = pages.first, end = pages.second;  // (captured below: no structured binding)
   if (end <= begin) return;
   const std::size_t pieces = (end - begin + kPiece - 1) / kPiece;
   tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t i) {
