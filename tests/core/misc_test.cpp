@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,10 +63,12 @@ TEST(Prefault, ZeroedVectorsAndAdvisedBuffersHoldTheirValues) {
     ASSERT_EQ(zeros.size(), n);
     EXPECT_TRUE(std::all_of(zeros.begin(), zeros.end(), [](std::uint32_t v) { return v == 0; }));
   }
-  std::vector<unsigned char> bytes((std::size_t{12} << 20) + 5);
+  // Fresh, never written memory (as the answers' are), at several alignments.
+  const std::size_t size_all = (std::size_t{12} << 20) + 5;
   for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{4095}}) {
-    unsigned char* at = bytes.data() + offset;
-    const std::size_t size = bytes.size() - offset;
+    const std::unique_ptr<unsigned char[]> fresh(new unsigned char[size_all]);
+    unsigned char* at = fresh.get() + offset;
+    const std::size_t size = size_all - offset;
     advise_huge_pages(at, size);
     prefault(at, size);
     for (std::size_t i = 0; i < size; i += 4093) at[i] = static_cast<unsigned char>(i * 31 + offset);

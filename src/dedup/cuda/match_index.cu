@@ -394,12 +394,13 @@ struct SortedMatches {
 // The matches waiting on each GPU `devices[w]` (left[w]) brought down as one sorted run,
 // every GPU at work at once: each sorts its own; the order is cut into a range a GPU at
 // keys sampled from all of them; each GPU gathers its range from the others (peer to
-// peer), sorts it and copies it down into its place in the run. Null where a GPU lacks
-// the memory for it or a sort would pass CUB's int (the caller then gathers some other
-// way; the matches wait as before).
+// peer), sorts it and copies it down into its place in the run. Null for one GPU, and
+// where a GPU lacks the memory for it or a sort would pass CUB's int (the caller then
+// gathers each GPU's on it; the matches wait as before).
 std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, std::vector<std::deque<Waiting>>& left,
                                               int index_bits) {
   const std::size_t gpus = devices.size();
+  if (gpus < 2) return std::nullopt;  // (one GPU: its own run, sorted once, by the caller's other way)
   std::vector<std::size_t> counts(gpus);
   std::size_t total = 0;
   for (std::size_t w = 0; w < gpus; ++w) total += counts[w] = waiting_count(left[w]);
@@ -466,7 +467,7 @@ std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, s
   std::vector<std::vector<std::uint64_t>> cuts(gpus, std::vector<std::uint64_t>(gpus + 1, 0));
   run_parts(gpus, [&](std::size_t w) {
     cuts[w][gpus] = counts[w];
-    if (counts[w] == 0 || gpus == 1) return;  // (one GPU: one range, its whole run)
+    if (counts[w] == 0) return;
     const cuda::DeviceGuard guard(devices[w]);
     const cuda::Stream stream;
     const auto d_splitters = upload(splitters, stream.get());
@@ -973,8 +974,8 @@ std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, con
   PhaseClock clock("dedup");
   std::vector<std::vector<Match>> runs = flatten(std::move(found));
   // The matches left on the GPUs: spread over them in ranges, each sorted and brought
-  // down by its GPU (as one run, all GPUs at once), or where they do not fit, each GPU's
-  // sorted on its own and the runs merged here.
+  // down by its GPU (as one run, all GPUs at once), or (one GPU, or where they do not
+  // fit) each GPU's sorted on it and the runs merged here.
   const int index_bits = 32 + bit_width_of(n > 0 ? n - 1 : 0);
   if (std::optional<std::vector<Match>> spread = spread_down(devices, left, index_bits)) {
     runs.push_back(std::move(*spread));
