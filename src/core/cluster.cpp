@@ -147,6 +147,7 @@ std::string broadcast(std::string bytes) {
   long long length = static_cast<long long>(bytes.size());
   MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
   bytes.resize(static_cast<std::size_t>(length));
+  check_in();  // (a rank that could not hold them has failed: none waits on it below)
   // In pieces: MPI counts are ints.
   for (long long at = 0; at < length; at += INT_MAX / 2) {
     const int n = static_cast<int>(std::min<long long>(INT_MAX / 2, length - at));
@@ -194,9 +195,12 @@ std::vector<std::string> gather(std::string_view bytes) {
     if (state.rank == 0) {
       out.resize(lengths.size());
       out[0] = std::string(bytes);
+      for (std::size_t r = 1; r < lengths.size(); ++r) out[r].resize(static_cast<std::size_t>(lengths[r]));
+    }
+    check_in();  // (root held them all, or failed: no rank is left sending to it)
+    if (state.rank == 0) {
       for (int r = 1; r < state.size; ++r) {
         std::string& part = out[static_cast<std::size_t>(r)];
-        part.resize(static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]));
         receive_from(r, part.data(), static_cast<long long>(part.size()));
       }
     } else {
@@ -215,15 +219,19 @@ std::vector<std::size_t> gather_into(std::string_view bytes, const std::function
 #ifdef SIMKIT_HAVE_MPI
   if (state.mpi) lengths = gathered_lengths(bytes.size());
 #endif
-  if (lengths.empty()) {  // (not root: sent)
+  if (lengths.empty()) {  // (not root: sent, once root holds the place for them)
 #ifdef SIMKIT_HAVE_MPI
+    check_in();
     send_to_root(bytes.data(), static_cast<long long>(bytes.size()));
 #endif
     return {};
   }
   std::size_t total = 0;
   for (const long long length : lengths) total += static_cast<std::size_t>(length);
+  // Where `place` throws (out of memory), root fails here and reports through conclude(),
+  // which the other ranks' check-in meets: none is left sending to it.
   char* at = place(total);
+  check_in();
   if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
   at += bytes.size();
 #ifdef SIMKIT_HAVE_MPI

@@ -150,6 +150,24 @@ TEST(ClusterCli, OneFailingRankStopsEveryRank) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// Rank 0 cannot hold what the others send it (out of memory inside the gather): the
+// others, about to send, learn it and stop instead of waiting on it forever; one line, from
+// rank 0, names it. (Before, they waited: the bounded run would end in a timeout, 124.)
+TEST(ClusterCli, RootFailingInsideAGatherStopsEveryRank) {
+  SIMKIT_REQUIRE_MPI();
+  const test::RunResult fine = test::run_mpi_bounded(3, 120, {SIMKIT_CLUSTER_PROBE, "gather"});
+  ASSERT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_NE(fine.out.find("rank 0: gathered 6291456 bytes"), std::string::npos) << fine.out;  // 1 + 2 + 3 MiB
+  const test::RunResult r = test::run_mpi_bounded(3, 120, {SIMKIT_CLUSTER_PROBE, "root-fails"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 0: failed: out of memory"), std::string::npos) << r.out;
+  for (const char* rank : {"rank 1: stopped: rank 0 of 3 on ", "rank 2: stopped: rank 0 of 3 on "})
+    EXPECT_NE(r.out.find(rank), std::string::npos) << r.out;
+  ASSERT_EQ(test::lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("rank 0 of 3 on "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("out of memory"), std::string::npos) << r.err;
+}
+
 TEST(ClusterCli, RanksGivenDifferentInputsAreRefused) {
   SIMKIT_REQUIRE_MPI();
   const test::TempDir dir;

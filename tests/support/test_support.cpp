@@ -175,6 +175,12 @@ RunResult run_simkit_mpi(int ranks, const std::vector<std::string>& args, const 
   return run_command(launcher() + " -np " + std::to_string(ranks) + " " + simkit_command(args), input);
 }
 
+RunResult run_mpi_bounded(int ranks, int seconds, const std::vector<std::string>& program) {
+  std::string command = "timeout -k 10 " + std::to_string(seconds) + " env " + launcher() + " -np " + std::to_string(ranks);
+  for (const std::string& a : program) command += " " + shell_quote(a);
+  return run_command(command, "");
+}
+
 RunResult run_simkit_mpmd(const std::vector<std::vector<std::string>>& rank_args, const std::string& input) {
   std::string command = launcher();
   for (std::size_t r = 0; r < rank_args.size(); ++r)

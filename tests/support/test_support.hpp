@@ -90,6 +90,10 @@ RunResult run_simkit(const std::vector<std::string>& args, const std::string& in
 bool mpi_available();
 // Runs simkit under the MPI launcher as `ranks` processes (rank 0 gets `input`).
 RunResult run_simkit_mpi(int ranks, const std::vector<std::string>& args, const std::string& input = "");
+// Runs `program` (its path, then its arguments) under the MPI launcher as `ranks`
+// processes, stopped after `seconds` (exit code 124): for a test of ranks that could wait
+// on each other forever.
+RunResult run_mpi_bounded(int ranks, int seconds, const std::vector<std::string>& program);
 // One rank each with its own arguments (MPMD), e.g. ranks given different input files.
 RunResult run_simkit_mpmd(const std::vector<std::vector<std::string>>& rank_args, const std::string& input = "");
 // Whether two outputs are the same; when not, the first line that differs (outputs of
