@@ -54,7 +54,7 @@ stage=$(mktemp -d)
 tar -C "$stage" -xJf .gpu/stage.tar.xz
 export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$stage/bin:$PATH"  # the staged test peers (ssdeep)
-export SIMKIT_SOURCE_DIR="$root" SIMKIT_BINARY="$stage/bin/simkit" PYTHONUNBUFFERED=1
+export SIMKIT_SOURCE_DIR="$root" SIMKIT_BINARY="$stage/bin/simkit" SIMKIT_CLUSTER_PROBE="$stage/bin/simkit_cluster_probe" PYTHONUNBUFFERED=1
 # NVLink multicast stays off on shared hosts (KINDS.md): NCCL, PyTorch and NVSHMEM alike.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 # OpenMPI from Debian's packages, unpacked into the stage (relocated by OPAL_PREFIX);

@@ -42,7 +42,7 @@ if [ $# -gt 0 ]; then
   for target in "$@"; do find "$dir" -maxdepth 2 -type f -name "$target" -exec cp {} .gpu/bin/ \;; done
 else
   cmake --build "$dir"
-  cp "$dir"/simkit "$dir"/tests/simkit_*_tests "$dir"/bench/simkit_bench_* .gpu/bin/
+  cp "$dir"/simkit "$dir"/tests/simkit_*_tests "$dir"/tests/simkit_cluster_probe "$dir"/bench/simkit_bench_* .gpu/bin/
   if [ -n "$python" ]; then
     [ "$pydir" = "$dir" ] || cmake --build "$pydir" --target _simkit
     mkdir -p .gpu/python

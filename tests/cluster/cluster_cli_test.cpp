@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,6 +21,13 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string sample_vectors() { return (test::source_dir() / "data/samples/vectors.vec").string(); }
+
+// The probe program (collectives_probe.cpp): where the build put it, or SIMKIT_CLUSTER_PROBE
+// (a staged copy on another machine).
+std::string cluster_probe() {
+  const char* env = std::getenv("SIMKIT_CLUSTER_PROBE");
+  return env != nullptr && *env != '\0' ? env : SIMKIT_CLUSTER_PROBE;
+}
 
 TEST(ClusterCli, DevicesListsEveryRank) {
   SIMKIT_REQUIRE_MPI();
@@ -155,10 +163,10 @@ TEST(ClusterCli, OneFailingRankStopsEveryRank) {
 // rank 0, names it. (Before, they waited: the bounded run would end in a timeout, 124.)
 TEST(ClusterCli, RootFailingInsideAGatherStopsEveryRank) {
   SIMKIT_REQUIRE_MPI();
-  const test::RunResult fine = test::run_mpi_bounded(3, 120, {SIMKIT_CLUSTER_PROBE, "gather"});
+  const test::RunResult fine = test::run_mpi_bounded(3, 120, {cluster_probe(), "gather"});
   ASSERT_EQ(fine.exit_code, 0) << fine.err;
   EXPECT_NE(fine.out.find("rank 0: gathered 6291456 bytes"), std::string::npos) << fine.out;  // 1 + 2 + 3 MiB
-  const test::RunResult r = test::run_mpi_bounded(3, 120, {SIMKIT_CLUSTER_PROBE, "root-fails"});
+  const test::RunResult r = test::run_mpi_bounded(3, 120, {cluster_probe(), "root-fails"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("rank 0: failed: out of memory"), std::string::npos) << r.out;
   for (const char* rank : {"rank 1: stopped: rank 0 of 3 on ", "rank 2: stopped: rank 0 of 3 on "})
