@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -22,12 +21,8 @@ namespace fs = std::filesystem;
 
 std::string sample_vectors() { return (test::source_dir() / "data/samples/vectors.vec").string(); }
 
-// The probe program (collectives_probe.cpp): where the build put it, or SIMKIT_CLUSTER_PROBE
-// (a staged copy on another machine).
-std::string cluster_probe() {
-  const char* env = std::getenv("SIMKIT_CLUSTER_PROBE");
-  return env != nullptr && *env != '\0' ? env : SIMKIT_CLUSTER_PROBE;
-}
+// The probe program (collectives_probe.cpp).
+std::string cluster_probe() { return test::program_path("SIMKIT_CLUSTER_PROBE", SIMKIT_CLUSTER_PROBE); }
 
 TEST(ClusterCli, DevicesListsEveryRank) {
   SIMKIT_REQUIRE_MPI();

@@ -107,10 +107,12 @@ std::filesystem::path source_dir() {
   return dir;
 }
 
-static std::string simkit_binary() {
-  const char* env = std::getenv("SIMKIT_BINARY");
-  return env != nullptr && *env != '\0' ? env : SIMKIT_BINARY;
+std::string program_path(const char* env_name, const std::string& built) {
+  const char* env = std::getenv(env_name);
+  return env != nullptr && *env != '\0' ? env : built;
 }
+
+static std::string simkit_binary() { return program_path("SIMKIT_BINARY", SIMKIT_BINARY); }
 
 static std::string shell_quote(const std::string& s) {
   std::string out = "'";
@@ -171,12 +173,15 @@ RunResult run_simkit(const std::vector<std::string>& args, const std::string& in
 
 bool mpi_available() { return std::string(SIMKIT_MPIEXEC) != "" || std::getenv("SIMKIT_MPIEXEC") != nullptr; }
 
+// The launcher starting `ranks` processes of the command that follows.
+static std::string launch(int ranks) { return launcher() + " -np " + std::to_string(ranks) + " "; }
+
 RunResult run_simkit_mpi(int ranks, const std::vector<std::string>& args, const std::string& input) {
-  return run_command(launcher() + " -np " + std::to_string(ranks) + " " + simkit_command(args), input);
+  return run_command(launch(ranks) + simkit_command(args), input);
 }
 
 RunResult run_mpi_bounded(int ranks, int seconds, const std::vector<std::string>& program) {
-  std::string command = "timeout -k 10 " + std::to_string(seconds) + " env " + launcher() + " -np " + std::to_string(ranks);
+  std::string command = "timeout -k 10 " + std::to_string(seconds) + " env " + launch(ranks);  // (env: the launcher's variables)
   for (const std::string& a : program) command += " " + shell_quote(a);
   return run_command(command, "");
 }

@@ -78,6 +78,10 @@ class ScopedEnv {
 // Folder of the project's source tree (for data/samples and tests/bad-inputs).
 std::filesystem::path source_dir();
 
+// A program's path: where the build put it (`built`), or where the environment variable
+// `env_name` says (a staged copy on another machine).
+std::string program_path(const char* env_name, const std::string& built);
+
 struct RunResult {
   int exit_code = -1;
   std::string out;
