@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Call 131 (2026-11-29, 1 x H200): after the review's fix (spread_down with one GPU): the
-# dedup test program (match_indexed_dealt on one, two and three workers) and the cluster
+# dedup test program (match_indexed_dealt on one, two and three workers) and the core
 # tests.
 set -u
 . scripts/gpu-env.sh
