@@ -115,14 +115,14 @@ std::vector<std::string> synthetic_signatures(const std::vector<std::string>& ba
 
 nlohmann::json bench_list(const std::vector<std::string>& signatures, const Device& device, int threshold, int reps) {
   const auto prepared = prepare_all(signatures);
-  std::vector<dedup::Match> cpu;
+  dedup::MatchList cpu;
   const double cpu_s = wall_median(reps, false, [&] { cpu = dedup::match_all(prepared, threshold); });
   nlohmann::json r = {{"signatures", signatures.size()}, {"compatible_pairs", compatible_pairs(prepared)},
                       {"threshold", threshold}, {"pairs_found", cpu.size()}, {"cpu_s", cpu_s}};
   fmt::print(stderr, "bench: list of {} signatures: CPU {:.3f} s, {} pairs\n", signatures.size(), cpu_s, cpu.size());
   if (device.cuda) {
     std::vector<double> device_ms;
-    std::vector<dedup::Match> gpu;
+    dedup::MatchList gpu;
     const double gpu_s = wall_median(reps, true, [&] {
       double ms = 0;
       gpu = dedup::match_all_gpu(prepared, threshold, device.index, &ms);
@@ -154,7 +154,7 @@ nlohmann::json bench_synthetic(const std::vector<std::string>& base, std::size_t
   nlohmann::json r = {{"signatures", n}, {"compatible_pairs", compatible_pairs(prepared)}, {"threshold", threshold}};
   // The check: GPU and CPU on the first `check` signatures (the CPU's time is the baseline).
   const std::vector<ctph::Prepared> head(prepared.begin(), prepared.begin() + static_cast<std::ptrdiff_t>(std::min(check, n)));
-  std::vector<dedup::Match> cpu;
+  dedup::MatchList cpu;
   const double cpu_s = wall_median(1, false, [&] { cpu = dedup::match_all(head, threshold); });
   r["check"] = {{"signatures", head.size()}, {"compatible_pairs", compatible_pairs(head)}, {"cpu_s", cpu_s},
                 {"pairs_found", cpu.size()}};
@@ -173,7 +173,7 @@ nlohmann::json bench_synthetic(const std::vector<std::string>& base, std::size_t
   fmt::print(stderr, "bench: synthetic check: GPU equal to CPU: {}; every pair scored: {:.3f} s, equal {}\n", equal,
              r["check"]["every_pair_gpu_s"].get<double>(), every_equal);
   // The whole set: the first run (a fresh matcher's start) and the median of three more.
-  std::vector<dedup::Match> all;
+  dedup::MatchList all;
   std::vector<double> walls, kernel_ms;
   for (int run = 0; run < 4; ++run) {
     const double start = now_s();

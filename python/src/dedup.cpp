@@ -50,7 +50,7 @@ py::list find_pairs(py::handle paths, const std::string& mode, int threshold, do
   const Device where = device_of(device);
   py::list out;
   if (mode == "ssdeep") {
-    std::vector<dedup::Match> matches;
+    dedup::MatchList matches;
     dedup::Inputs in;
     {
       py::gil_scoped_release release;

@@ -21,14 +21,22 @@ void advise_huge_pages(void* data, std::size_t bytes);
 // MiB, or where the kernel cannot.
 void prefault(void* data, std::size_t bytes);
 
-// n value-initialised elements, their pages faulted in first.
-template <typename T>
-std::vector<T> zeroed_vector(std::size_t n) {
-  std::vector<T> out;
+// A vector of n elements, its pages faulted in on all cores first; the elements are then
+// value-initialised (zeroed, on one thread) by a std::allocator's vector, and left unset by
+// an UninitializedAllocator's of a trivial type.
+template <typename Vector>
+Vector faulted_in(std::size_t n) {
+  Vector out;
   out.reserve(n);
-  prefault(out.data(), n * sizeof(T));
+  prefault(out.data(), n * sizeof(typename Vector::value_type));
   out.resize(n);
   return out;
+}
+
+// n zeroed elements, their pages faulted in first.
+template <typename T>
+std::vector<T> zeroed_vector(std::size_t n) {
+  return faulted_in<std::vector<T>>(n);
 }
 
 }  // namespace simkit

@@ -111,8 +111,8 @@ Index build_index(const std::vector<ctph::Prepared>& signatures) {
 
 }  // namespace
 
-std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int threshold, Progress* progress,
-                             Share share) {
+MatchList match_all(const std::vector<ctph::Prepared>& signatures, int threshold, Progress* progress,
+                    Share share) {
   threshold = std::clamp(threshold, 1, 100);  // the index finds only pairs scoring above 0
   // (Signatures prepared for the GPU alone would score 0 where they share a substring.)
   if (!tbb::parallel_reduce(
@@ -129,7 +129,7 @@ std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int 
   const Index index = build_index(signatures);
 
   struct Scratch {
-    std::vector<Match> found;
+    MatchList found;
     std::vector<std::uint32_t> seen;  // seen[j] == i + 1: j already met i
   };
   tbb::enumerable_thread_specific<Scratch> scratch;
@@ -162,7 +162,7 @@ std::vector<Match> match_all(const std::vector<ctph::Prepared>& signatures, int 
     }
     if (progress != nullptr) progress->advance(range.size());
   });
-  std::vector<Match> all;
+  MatchList all;
   std::size_t total = 0;
   for (const auto& part : scratch) total += part.found.size();
   all.reserve(total);

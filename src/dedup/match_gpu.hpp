@@ -32,12 +32,12 @@ using StepTimes = std::vector<std::pair<std::string, double>>;
 struct IndexPlan;
 std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>& signatures);
 
-std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int device, double* device_ms, Share share,
-                                     std::size_t pair_budget = 0, StepTimes* steps = nullptr);
+MatchList match_indexed_gpu(const IndexPlan& plan, int threshold, int device, double* device_ms, Share share,
+                            std::size_t pair_budget = 0, StepTimes* steps = nullptr);
 // The same, planned here: empty (no value) where the plan is null.
-std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
-                                                    int device, double* device_ms, Share share,
-                                                    std::size_t pair_budget = 0, StepTimes* steps = nullptr);
+std::optional<MatchList> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
+                                           int device, double* device_ms, Share share,
+                                           std::size_t pair_budget = 0, StepTimes* steps = nullptr);
 
 // The rows of several workers' shares (parts [share.part, share.part + held) of
 // share.parts), cut into `pieces` pieces of about equal candidates and dealt to the
@@ -55,9 +55,9 @@ struct RowDealer {
 // chunk of rows; with a dealer, the matches of all the pieces the worker took wait on its
 // device and come down as one run (and as one more each time they would pass a quarter
 // of a chunk's budget).
-std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int threshold, int device,
-                                                   double* device_ms, Share share, RowDealer* dealer,
-                                                   std::size_t pair_budget = 0, StepTimes* steps = nullptr);
+std::vector<MatchList> match_indexed_runs(const IndexPlan& plan, int threshold, int device,
+                                          double* device_ms, Share share, RowDealer* dealer,
+                                          std::size_t pair_budget = 0, StepTimes* steps = nullptr);
 
 // match_indexed_runs on each of a process's GPUs `devices`, their rows (parts
 // [share.part, share.part + devices.size()) of share.parts) dealt to them as they ask
@@ -67,8 +67,8 @@ std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int th
 // are sorted on it and the runs merged here). The first GPU must
 // hold the index (the caller checked); another that cannot leaves its pieces to the rest.
 // device_ms[w]: GPU w's time.
-std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,
-                                       Share share, std::vector<double>& device_ms, std::size_t pair_budget = 0);
+MatchList match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,
+                              Share share, std::vector<double>& device_ms, std::size_t pair_budget = 0);
 
 
 // What match_shared's GPU workers share, made ahead (simkit/dedup.hpp, plan_gpu_match):
@@ -88,7 +88,7 @@ bool index_fits_gpu(const IndexPlan& plan, int device);
 
 // Every pair of compatible block sizes scored (no index): the fallback. With `share`, the
 // worker's share of each block-size group's rows.
-std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
-                                        double* device_ms, Share share);
+MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
+                               double* device_ms, Share share);
 
 }  // namespace simkit::dedup

@@ -5,16 +5,16 @@
 
 namespace simkit::dedup {
 
-std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
+MatchList match_all_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
   throw Failure("this simkit was built without CUDA");
 }
 
-std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share,
-                                                    std::size_t, StepTimes*) {
+std::optional<MatchList> match_indexed_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share,
+                                           std::size_t, StepTimes*) {
   throw Failure("this simkit was built without CUDA");
 }
 
-std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
+MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
   throw Failure("this simkit was built without CUDA");
 }
 
@@ -30,17 +30,17 @@ std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>&) 
   throw Failure("this simkit was built without CUDA");
 }
 
-std::vector<Match> match_indexed_gpu(const IndexPlan&, int, int, double*, Share, std::size_t, StepTimes*) {
+MatchList match_indexed_gpu(const IndexPlan&, int, int, double*, Share, std::size_t, StepTimes*) {
   throw Failure("this simkit was built without CUDA");
 }
 
-std::vector<Match> match_indexed_dealt(const IndexPlan&, int, const std::vector<int>&, Share, std::vector<double>&,
-                                       std::size_t) {
+MatchList match_indexed_dealt(const IndexPlan&, int, const std::vector<int>&, Share, std::vector<double>&,
+                              std::size_t) {
   throw Failure("this simkit was built without CUDA");
 }
 
-std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan&, int, int, double*, Share, RowDealer*, std::size_t,
-                                                   StepTimes*) {
+std::vector<MatchList> match_indexed_runs(const IndexPlan&, int, int, double*, Share, RowDealer*, std::size_t,
+                                          StepTimes*) {
   throw Failure("this simkit was built without CUDA");
 }
 

@@ -27,7 +27,7 @@ bool by_pair(const Match& p, const Match& q) { return key(p) < key(q); }
 void merge_parts(std::vector<std::span<const Match>> parts, Match* to) {
   std::size_t total = 0;
   for (const auto& part : parts) total += part.size();
-  std::vector<Match> buffers[2];
+  MatchList buffers[2];
   for (int round = 0; parts.size() > 1; ++round) {
     const bool last = parts.size() == 2;
     Match* out = to;
@@ -54,7 +54,7 @@ void merge_runs(const std::vector<std::span<const Match>>& runs, Match* out) {
   std::size_t total = 0;
   for (const auto& run : runs) total += run.size();
   const std::size_t pieces = std::clamp<std::size_t>(total / (1 << 16), 1, 4 * max_threads());
-  std::vector<Match> samples;  // about eight a piece, from each run by its size
+  MatchList samples;  // about eight a piece, from each run by its size
   for (const auto& run : runs) {
     const std::size_t take = (8 * pieces * run.size() + total - 1) / total;
     for (std::size_t j = 0; j < take; ++j) samples.push_back(run[run.size() * j / take]);
@@ -83,26 +83,26 @@ void merge_runs(const std::vector<std::span<const Match>>& runs, Match* out) {
 
 }  // namespace
 
-std::vector<std::vector<Match>> flatten(std::vector<std::vector<std::vector<Match>>> runs) {
-  std::vector<std::vector<Match>> all;
+std::vector<MatchList> flatten(std::vector<std::vector<MatchList>> runs) {
+  std::vector<MatchList> all;
   for (auto& worker : runs)
     for (auto& run : worker) all.push_back(std::move(run));
   return all;
 }
 
-std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs) {
-  std::erase_if(runs, [](const std::vector<Match>& run) { return run.empty(); });
+MatchList merge_sorted_runs(std::vector<MatchList> runs) {
+  std::erase_if(runs, [](const MatchList& run) { return run.empty(); });
   if (runs.empty()) return {};
   if (runs.size() == 1) return std::move(runs[0]);
   std::vector<std::span<const Match>> spans(runs.begin(), runs.end());
   std::size_t total = 0;
   for (const auto& run : runs) total += run.size();
-  std::vector<Match> all = zeroed_vector<Match>(total);
+  MatchList all = faulted_in<MatchList>(total);
   merge_runs(spans, all.data());
   return all;
 }
 
-std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<std::size_t>& ends) {
+MatchList merge_sorted_runs(MatchList all, const std::vector<std::size_t>& ends) {
   std::vector<std::span<const Match>> spans;
   std::size_t begin = 0;
   for (const std::size_t end : ends) {
@@ -110,7 +110,7 @@ std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<s
     begin = std::max(begin, end);
   }
   if (spans.size() < 2) return all;
-  std::vector<Match> merged = zeroed_vector<Match>(all.size());
+  MatchList merged = faulted_in<MatchList>(all.size());
   merge_runs(spans, merged.data());
   return merged;
 }
@@ -120,12 +120,12 @@ std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>&
   return std::make_shared<const GpuPlan>(GpuPlan{plan_index(signatures), signatures.data(), signatures.size()});
 }
 
-std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,
-                                const std::vector<int>& devices, Progress* progress, double* device_ms,
-                                std::shared_ptr<const GpuPlan> ahead) {
+MatchList match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,
+                       const std::vector<int>& devices, Progress* progress, double* device_ms,
+                       std::shared_ptr<const GpuPlan> ahead) {
   const cluster::Parts parts = cluster::parts(devices.empty() ? 1 : devices.size());
   PhaseClock clock("dedup");
-  std::vector<std::vector<std::vector<Match>>> found(parts.local);  // each worker's sorted runs
+  std::vector<std::vector<MatchList>> found(parts.local);  // each worker's sorted runs
   std::vector<double> ms(parts.local, 0);
   // Every GPU worker takes the same path (the index, or every pair scored), or their
   // shares of the rows would not tile: the index where it can be built and fits the first
@@ -160,16 +160,16 @@ std::vector<Match> match_shared(const std::vector<ctph::Prepared>& signatures, i
   clock.mark("the workers' matches");
   if (device_ms != nullptr) *device_ms = *std::max_element(ms.begin(), ms.end());
   // Each run is sorted (a pair is one run's): merged here, then across ranks.
-  std::vector<Match> mine = merge_sorted_runs(flatten(std::move(found)));
+  MatchList mine = merge_sorted_runs(flatten(std::move(found)));
   clock.mark("merged");
   if (cluster::size() == 1) return mine;
   // Received on rank 0 straight into one answer, its pages faulted in on all cores (a
   // gather by strings cost 0.5 s at a million hashes: copies into fresh memory a page
   // fault at a time), then merged.
-  std::vector<Match> all;
+  MatchList all;
   const std::vector<std::size_t> sizes = cluster::gather_into(
       {reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(Match)}, [&](std::size_t total) {
-        all = zeroed_vector<Match>(total / sizeof(Match));
+        all = faulted_in<MatchList>(total / sizeof(Match));
         return reinterpret_cast<char*>(all.data());
       });
   mine = {};

@@ -10,12 +10,12 @@
 namespace simkit::dedup {
 
 // Every worker's runs as one list of runs.
-std::vector<std::vector<Match>> flatten(std::vector<std::vector<std::vector<Match>>> runs);
+std::vector<MatchList> flatten(std::vector<std::vector<MatchList>> runs);
 
 // runs[r] sorted by (a, b); the result holds every match of every run, sorted by (a, b).
-std::vector<Match> merge_sorted_runs(std::vector<std::vector<Match>> runs);
+MatchList merge_sorted_runs(std::vector<MatchList> runs);
 
 // The same for runs lying one after another in `all`, run r ending at ends[r].
-std::vector<Match> merge_sorted_runs(std::vector<Match> all, const std::vector<std::size_t>& ends);
+MatchList merge_sorted_runs(MatchList all, const std::vector<std::size_t>& ends);
 
 }  // namespace simkit::dedup

@@ -333,7 +333,7 @@ TEST(CtphMatch, AllPairsEqualBruteForce) {
   std::vector<ctph::Prepared> prepared(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) ASSERT_TRUE(ctph::prepare(signatures[i], prepared[i]));
   for (int threshold : {1, 60}) {
-    std::vector<dedup::Match> want;
+    dedup::MatchList want;
     for (std::uint32_t i = 0; i < signatures.size(); ++i)
       for (std::uint32_t j = i + 1; j < signatures.size(); ++j)
         if (const int s = fuzzy_compare(signatures[i].c_str(), signatures[j].c_str()); s >= threshold)

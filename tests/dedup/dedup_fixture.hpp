@@ -29,8 +29,8 @@ inline std::vector<ctph::Prepared> prepare_all(const std::vector<std::string>& s
 }
 
 // The reference: every pair (i < j) scored by ctph::compare, those at `threshold` or more.
-inline std::vector<dedup::Match> every_pair_scored(const std::vector<ctph::Prepared>& prepared, int threshold) {
-  std::vector<dedup::Match> want;
+inline dedup::MatchList every_pair_scored(const std::vector<ctph::Prepared>& prepared, int threshold) {
+  dedup::MatchList want;
   for (std::uint32_t i = 0; i < prepared.size(); ++i)
     for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
       if (const int s = ctph::compare(prepared[i], prepared[j]); s >= threshold) want.push_back({i, j, s});

@@ -278,26 +278,26 @@ TEST(CtphMatch, SortedRunsMergeAsOneSort) {
     SCOPED_TRACE(std::to_string(runs) + " runs, seed " + std::to_string(random.seed()));
     // Distinct pairs dealt to the runs at random, each run then sorted.
     using dedup::Match;
-    std::vector<Match> every;
+    dedup::MatchList every;
     for (std::uint32_t a = 0; a < 1500; ++a)  // about 450,000 matches: pieces of 65,536 merged apart
       for (std::uint32_t b = a + 1; b < 1500; b += 1 + static_cast<std::uint32_t>(random.integer(0, 3)))
         every.push_back(Match{a, b, random.integer(1, 100)});
-    std::vector<std::vector<Match>> dealt(runs + 1);  // the last one stays empty
+    std::vector<dedup::MatchList> dealt(runs + 1);  // the last one stays empty
     for (const Match& m : every) dealt[static_cast<std::size_t>(random.integer(0, static_cast<int>(runs) - 1))].push_back(m);
     const auto by_pair = [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; };
-    std::vector<Match> flat;
+    dedup::MatchList flat;
     std::vector<std::size_t> ends;
     for (auto& run : dealt) {
       std::sort(run.begin(), run.end(), by_pair);
       flat.insert(flat.end(), run.begin(), run.end());
       ends.push_back(flat.size());
     }
-    std::vector<Match> want = flat;
+    dedup::MatchList want = flat;
     std::sort(want.begin(), want.end(), by_pair);
     EXPECT_EQ(dedup::merge_sorted_runs(dealt), want);
     EXPECT_EQ(dedup::merge_sorted_runs(flat, ends), want);
   }
-  EXPECT_TRUE(dedup::merge_sorted_runs(std::vector<std::vector<dedup::Match>>(3)).empty());
+  EXPECT_TRUE(dedup::merge_sorted_runs(std::vector<dedup::MatchList>(3)).empty());
 }
 
 // Block size 0 (only a hand-made list holds it): identical signatures still score 100, as

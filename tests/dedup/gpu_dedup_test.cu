@@ -105,7 +105,7 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
       ASSERT_TRUE(whole.has_value());
       EXPECT_EQ(*whole, want) << "threshold " << threshold << ", budget " << budget;
     }
-    std::vector<dedup::Match> shared, public_shares;
+    dedup::MatchList shared, public_shares;
     for (std::size_t part = 0; part < 3; ++part) {
       const auto mine = dedup::match_indexed_gpu(prepared, threshold, 0, nullptr, {part, 3}, 3000);
       ASSERT_TRUE(mine.has_value());
@@ -127,12 +127,12 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
       dedup::RowDealer dealer;
       dealer.held = 2;
       dealer.pieces = pieces;
-      std::vector<std::vector<std::vector<dedup::Match>>> runs(3);
+      std::vector<std::vector<dedup::MatchList>> runs(3);
       run_parts(2, [&](std::size_t w) {
         runs[w] = dedup::match_indexed_runs(*plan, threshold, 0, nullptr, {1, 3}, &dealer, 2000);
       });
       runs[2] = dedup::match_indexed_runs(*plan, threshold, 0, nullptr, {0, 3}, nullptr, 2000);
-      std::vector<std::vector<dedup::Match>> every;
+      std::vector<dedup::MatchList> every;
       for (auto& worker : runs)
         for (auto& run : worker) every.push_back(std::move(run));
       EXPECT_TRUE(dealer.done()) << "every piece taken";

@@ -173,7 +173,7 @@ void write_found(OutputFile& out, const DedupOptions& options, const Inputs& in,
 FoundList run_ssdeep(const DedupOptions& options, const Context& context, const std::vector<ctph::Prepared>& prepared,
                      std::shared_ptr<const dedup::GpuPlan> plan) {
   auto start = std::chrono::steady_clock::now();
-  std::vector<dedup::Match> matches;
+  dedup::MatchList matches;
   double device_ms = 0;
   {
     Progress progress("matching", context.device.cuda ? 0 : prepared.size(), "signatures");

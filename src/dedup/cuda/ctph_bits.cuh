@@ -157,8 +157,8 @@ inline bool encode(const std::vector<ctph::Prepared>& signatures, const std::vec
 }
 
 // The kernels' matches as the caller's, sorted by (a, b).
-inline std::vector<Match> sorted_matches(const std::vector<DeviceMatch>& found) {
-  std::vector<Match> all(found.size());
+inline MatchList sorted_matches(const std::vector<DeviceMatch>& found) {
+  MatchList all(found.size());
   std::transform(found.begin(), found.end(), all.begin(),
                  [](const DeviceMatch& m) { return Match{m.a, m.b, static_cast<int>(m.score)}; });
   tbb::parallel_sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });

@@ -116,8 +116,8 @@ __global__ void __launch_bounds__(kTile) match_kernel(Parts parts, std::uint32_t
 
 }  // namespace
 
-std::vector<Match> match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
-                                        double* device_ms, Share share) {
+MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
+                               double* device_ms, Share share) {
   threshold = std::clamp(threshold, 1, 100);
   std::vector<std::uint64_t> sizes(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
@@ -200,8 +200,8 @@ void prepare_gpu(int device) {
   match_indexed_gpu(few, 1, device, nullptr, {});
 }
 
-std::vector<Match> match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
-                                 double* device_ms, Share share) {
+MatchList match_all_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
+                        double* device_ms, Share share) {
   if (index_fits_gpu(signatures, device))
     if (const auto plan = plan_index(signatures)) return match_indexed_gpu(*plan, threshold, device, device_ms, share);
   return match_every_pair_gpu(signatures, threshold, device, device_ms, share);

@@ -322,12 +322,12 @@ void packed_down(const std::uint64_t* pairs, const std::int32_t* scores, std::si
 
 // `count` matches sorted on the stream's device, written as the caller's over `packed`
 // and brought down as one run.
-std::vector<Match> sorted_down(cub::DoubleBuffer<std::uint64_t> pairs, cub::DoubleBuffer<std::int32_t> scores,
-                               std::size_t count, int index_bits, gpu::DeviceMatch* packed, Scratch& scratch,
-                               cudaStream_t st) {
+MatchList sorted_down(cub::DoubleBuffer<std::uint64_t> pairs, cub::DoubleBuffer<std::int32_t> scores,
+                      std::size_t count, int index_bits, gpu::DeviceMatch* packed, Scratch& scratch,
+                      cudaStream_t st) {
   if (count == 0) return {};
   sort_matches(pairs, scores, count, index_bits, scratch, st);
-  std::vector<Match> run = zeroed_vector<Match>(count);
+  MatchList run = faulted_in<MatchList>(count);
   packed_down(pairs.Current(), scores.Current(), count, packed, run.data(), st);
   return run;
 }
@@ -343,8 +343,8 @@ std::size_t waiting_count(const std::deque<Waiting>& waiting) {
 
 // The matches waiting on one or more GPUs ((GPU, its list) each) copied to `device` (the
 // current one; from another GPU, peer to peer), sorted there and brought down as one run.
-std::vector<Match> gather_down(const std::vector<std::pair<int, const std::deque<Waiting>*>>& from, int device,
-                               int index_bits, Scratch& scratch, cudaStream_t st) {
+MatchList gather_down(const std::vector<std::pair<int, const std::deque<Waiting>*>>& from, int device,
+                      int index_bits, Scratch& scratch, cudaStream_t st) {
   std::size_t total = 0;
   for (const auto& [gpu, list] : from) total += waiting_count(*list);
   if (total == 0) return {};
@@ -397,14 +397,14 @@ struct SortedMatches {
 // peer), sorts it and copies it down into its place in the run. Null for one GPU, and
 // where a GPU lacks the memory for it or a sort would pass CUB's int (the caller then
 // gathers each GPU's on it; the matches wait as before).
-std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, std::vector<std::deque<Waiting>>& left,
-                                              int index_bits) {
+std::optional<MatchList> spread_down(const std::vector<int>& devices, std::vector<std::deque<Waiting>>& left,
+                                     int index_bits) {
   const std::size_t gpus = devices.size();
   if (gpus < 2) return std::nullopt;  // (one GPU: its own run, sorted once, by the caller's other way)
   std::vector<std::size_t> counts(gpus);
   std::size_t total = 0;
   for (std::size_t w = 0; w < gpus; ++w) total += counts[w] = waiting_count(left[w]);
-  if (total == 0) return std::vector<Match>{};
+  if (total == 0) return MatchList{};
   // A range's matches are about total / gpus; the samples' error is under total / 512.
   // (A conservative check: the waiting matches are counted though their memory is taken.)
   const std::size_t range_bound = total / gpus + total / 256 + 1;
@@ -417,7 +417,7 @@ std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, s
       return std::nullopt;
   }
   PhaseClock clock("dedup: the matches spread");
-  auto zeroing = std::async(std::launch::async, [total] { return zeroed_vector<Match>(total); });
+  auto answer = std::async(std::launch::async, [total] { return faulted_in<MatchList>(total); });  // (its pages)
   // 1. Each GPU's matches in one place, sorted, and samples of them (512 a GPU over all,
   // each GPU's by its part of them).
   constexpr std::size_t kSamples = 512;
@@ -484,7 +484,7 @@ std::optional<std::vector<Match>> spread_down(const std::vector<int>& devices, s
     for (std::size_t w = 0; w < gpus; ++w) range[d] += cuts[w][d + 1] - cuts[w][d];
     begin[d + 1] = begin[d] + range[d];
   }
-  std::vector<Match> run = zeroing.get();
+  MatchList run = answer.get();
   clock.mark("cut into ranges");
   // 3. Each GPU's range gathered, sorted and copied down into its place.
   run_parts(gpus, [&](std::size_t d) {
@@ -636,9 +636,9 @@ bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
   return index_fits(key_count(signatures), signatures.size(), device);
 }
 
-std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
-                                                    int device, double* device_ms, Share share,
-                                                    std::size_t pair_budget, StepTimes* steps) {
+std::optional<MatchList> match_indexed_gpu(const std::vector<ctph::Prepared>& signatures, int threshold,
+                                           int device, double* device_ms, Share share,
+                                           std::size_t pair_budget, StepTimes* steps) {
   if (device_ms != nullptr) *device_ms = 0;
   const auto start = std::chrono::steady_clock::now();
   const std::shared_ptr<const IndexPlan> plan = plan_index(signatures);
@@ -649,11 +649,11 @@ std::optional<std::vector<Match>> match_indexed_gpu(const std::vector<ctph::Prep
   return match_indexed_gpu(*plan, threshold, device, device_ms, share, pair_budget, steps);
 }
 
-std::vector<Match> match_indexed_gpu(const IndexPlan& plan, int threshold, int device, double* device_ms, Share share,
-                                     std::size_t pair_budget, StepTimes* steps) {
+MatchList match_indexed_gpu(const IndexPlan& plan, int threshold, int device, double* device_ms, Share share,
+                            std::size_t pair_budget, StepTimes* steps) {
   auto runs = match_indexed_runs(plan, threshold, device, device_ms, share, nullptr, pair_budget, steps);
   const auto start = std::chrono::steady_clock::now();
-  std::vector<Match> all = merge_sorted_runs(std::move(runs));
+  MatchList all = merge_sorted_runs(std::move(runs));
   if (steps != nullptr)
     steps->emplace_back("matches as the caller's",
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -664,9 +664,9 @@ namespace {
 
 // match_indexed_runs; with `left`, a dealt worker's matches not yet brought down are left
 // there, on its device, for the caller to gather.
-std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold, int device, double* device_ms,
-                                            Share share, RowDealer* dealer, std::size_t pair_budget, StepTimes* steps,
-                                            std::deque<Waiting>* left, bool first_worker) {
+std::vector<MatchList> worker_runs(const IndexPlan& plan, int threshold, int device, double* device_ms,
+                                   Share share, RowDealer* dealer, std::size_t pair_budget, StepTimes* steps,
+                                   std::deque<Waiting>* left, bool first_worker) {
   threshold = std::clamp(threshold, 1, 100);
   PhaseClock clock("dedup worker", device);
   auto last = std::chrono::steady_clock::now();
@@ -797,7 +797,7 @@ std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold
   cuda::DeviceBuffer<std::uint64_t> match_pair, match_pair_other;
   cuda::DeviceBuffer<std::int32_t> match_score, match_score_other;
   cuda::DeviceBuffer<unsigned long long> d_found(1);
-  std::vector<std::vector<Match>> runs;  // the matches, each run sorted
+  std::vector<MatchList> runs;  // the matches, each run sorted
   const int index_bits = 32 + bit_width_of(n - 1);
   // A dealt worker keeps its chunks' matches on the device, unsorted, and brings them down
   // as one run once its pieces are done (or once they pass a quarter of the chunks'
@@ -946,18 +946,18 @@ std::vector<std::vector<Match>> worker_runs(const IndexPlan& plan, int threshold
 
 }  // namespace
 
-std::vector<std::vector<Match>> match_indexed_runs(const IndexPlan& plan, int threshold, int device,
-                                                   double* device_ms, Share share, RowDealer* dealer,
-                                                   std::size_t pair_budget, StepTimes* steps) {
+std::vector<MatchList> match_indexed_runs(const IndexPlan& plan, int threshold, int device,
+                                          double* device_ms, Share share, RowDealer* dealer,
+                                          std::size_t pair_budget, StepTimes* steps) {
   return worker_runs(plan, threshold, device, device_ms, share, dealer, pair_budget, steps, nullptr, false);
 }
 
-std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,
-                                       Share share, std::vector<double>& device_ms, std::size_t pair_budget) {
+MatchList match_indexed_dealt(const IndexPlan& plan, int threshold, const std::vector<int>& devices,
+                              Share share, std::vector<double>& device_ms, std::size_t pair_budget) {
   RowDealer dealer;
   dealer.held = devices.size();
   dealer.pieces = kPiecesAGpu * devices.size();
-  std::vector<std::vector<std::vector<Match>>> found(devices.size());
+  std::vector<std::vector<MatchList>> found(devices.size());
   std::vector<std::deque<Waiting>> left(devices.size());
   device_ms.assign(devices.size(), 0);
   run_parts(devices.size(), [&](std::size_t w) {
@@ -972,15 +972,15 @@ std::vector<Match> match_indexed_dealt(const IndexPlan& plan, int threshold, con
   const std::size_t n = plan.groups.order().size();
   if (n >= 2 && !dealer.done()) throw Failure("the GPUs' matcher left rows unscored");  // (a guard: the first takes all)
   PhaseClock clock("dedup");
-  std::vector<std::vector<Match>> runs = flatten(std::move(found));
+  std::vector<MatchList> runs = flatten(std::move(found));
   // The matches left on the GPUs: spread over them in ranges, each sorted and brought
   // down by its GPU (as one run, all GPUs at once), or (one GPU, or where they do not
   // fit) each GPU's sorted on it and the runs merged here.
   const int index_bits = 32 + bit_width_of(n > 0 ? n - 1 : 0);
-  if (std::optional<std::vector<Match>> spread = spread_down(devices, left, index_bits)) {
+  if (std::optional<MatchList> spread = spread_down(devices, left, index_bits)) {
     runs.push_back(std::move(*spread));
   } else {
-    std::vector<std::vector<Match>> each(devices.size());
+    std::vector<MatchList> each(devices.size());
     run_parts(devices.size(), [&](std::size_t w) {
       const cuda::DeviceGuard guard(devices[w]);
       const cuda::Stream stream;
