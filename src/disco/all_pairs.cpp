@@ -178,6 +178,10 @@ std::shared_ptr<const PreparedRows> prepare_rows(const Model& model, const AllPa
   return prepared;
 }
 
+void page_lock_rows(const PreparedRows& prepared, int device) {
+  detail::lock_entries(*prepared.model, prepared.rows, device);
+}
+
 std::size_t columns_of(const PreparedRows& prepared) { return prepared.rows.width; }
 
 TopKLists all_pairs(const Model& model, const AllPairsOptions& options, Progress* progress, double* device_ms,

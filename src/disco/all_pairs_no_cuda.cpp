@@ -8,6 +8,8 @@ TopKLists all_pairs_gpu(const Model&, const DenseRows&, const PairwiseJob&, cons
   throw Failure("this simkit was built without CUDA");
 }
 
+void lock_entries(const Model&, const DenseRows&, int) {}
+
 TopKLists all_pairs_sparse_gpu(const Model&, const PairwiseJob&, const AllPairsOptions&, double*) {
   throw Failure("this simkit was built without CUDA");
 }

@@ -18,6 +18,12 @@ namespace simkit::disco::detail {
 TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const PairwiseJob& job,
                         const AllPairsOptions& options, double* device_ms);
 
+// The rows' entries (gathered here if they are not yet) page-locked, once a process,
+// through GPU `device`'s context, made here if the driver has not made it yet: what the
+// first GPU's scorer would do, done by a program while its GPUs start. Throws Failure
+// where the device cannot be used; nothing without CUDA.
+void lock_entries(const Model& model, const DenseRows& rows, int device);
+
 // The job in the sparse form on CUDA device options.device: every feature, scores summed
 // from the words' inverted lists (src/disco/cuda/sparse_pairs.cu). Throws Failure
 // without CUDA.

@@ -76,6 +76,47 @@ TEST(GpuDisco, PreparedGpuGivesTheSameLists) {
   }
 }
 
+// Rows made ahead with their entries page-locked while the GPU starts (what the command
+// line does; entries past 16 MB, so that they are locked) give the lists of rows the job
+// makes and locks itself, bit for bit.
+TEST(GpuDisco, RowsLockedAheadGiveTheSameLists) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  disco::Model model;  // 12,000 words of about 380 random features among 4,000
+  model.window = 4;
+  model.feature_words = 12000;
+  for (std::size_t w = 0; w < 12000; ++w) {
+    model.words.push_back("w" + std::to_string(w));
+    model.counts.push_back(12000 - w);
+    std::vector<std::uint32_t> row;
+    for (int i = 0; i < 400; ++i) row.push_back(static_cast<std::uint32_t>(random.integer(0, 3999)));
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    double sum = 0;
+    for (const std::uint32_t f : row) {
+      model.features.push_back(f);
+      model.mi.push_back(static_cast<float>(random.integer(1, 5000)) / 1000.0f);
+      sum += model.mi.back();
+    }
+    model.offsets.push_back(model.features.size());
+    model.mi_sums.push_back(sum);
+  }
+  ASSERT_GT(model.features.size() * sizeof(std::uint32_t), std::size_t{16} << 20);
+  disco::AllPairsOptions options;
+  options.k = 10;
+  options.features = 1000;
+  options.precision = disco::Precision::tf32;
+  options.device = 0;
+  const TopKLists plain = disco::all_pairs(model, options);
+  const auto prepared = disco::prepare_rows(model, options, true);
+  ASSERT_NE(prepared, nullptr);
+  disco::page_lock_rows(*prepared, 0);
+  disco::page_lock_rows(*prepared, 0);  // (once a process: again, nothing)
+  const TopKLists ahead = disco::all_pairs(model, options, nullptr, nullptr, prepared.get());
+  EXPECT_EQ(ahead.indices, plain.indices);
+  EXPECT_EQ(ahead.scores, plain.scores);
+}
+
 // The largest relative difference of a list's scores from formula 3.8 in float64
 // (disco::similarity, the sparse merge), over entries with a nonzero score.
 double worst_relative_error(const disco::Model& model, const TopKLists& lists) {

@@ -106,8 +106,11 @@ void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::fun
     const auto hand = [&](const Device& device) {
       if (!handed.exchange(true)) promise.set_value(device);
     };
+    bool chose = false;
     try {
       const Device found = device_for_job(common, gpu_pays_off);
+      chosen_promise.set_value(found);
+      chose = true;
       try {
         if (found.cuda && prepare) {
           if (found.indices.empty()) prepare(found.index);
@@ -131,6 +134,7 @@ void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::fun
       }
       hand(found);
     } catch (...) {
+      if (!chose) chosen_promise.set_exception(std::current_exception());
       if (!handed.exchange(true)) promise.set_exception(std::current_exception());
     }
   });

@@ -71,6 +71,10 @@ Device device_for_job(const CommonOptions& options, bool gpu_pays_off);
 struct DeviceStart {
   std::promise<Device> promise;
   std::shared_future<Device> device = promise.get_future().share();
+  // The device chosen, before it is readied (its GPUs' indices, for host work that needs
+  // a GPU's context and may begin while the others start), or the error choosing it.
+  std::promise<Device> chosen_promise;
+  std::shared_future<Device> chosen = chosen_promise.get_future().share();
   std::jthread thread;
 
   void begin(const CommonOptions& common, bool gpu_pays_off, std::function<void(int index)> prepare);

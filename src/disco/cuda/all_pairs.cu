@@ -56,6 +56,20 @@ namespace simkit::disco::detail {
 
 namespace {
 
+// The entries page-locked, once a process (by the first GPU's scorer, or ahead of the job
+// by lock_entries).
+void lock_once(const DenseRows::Entries& entries) {
+  std::call_once(entries.locked_once, [&] {
+    auto locks = std::make_shared<std::vector<cuda::PageLock>>();
+    const auto lock = [&](const auto& array) {
+      if (array.size() * sizeof(array[0]) >= cuda::kPageLockMinBytes)
+        locks->emplace_back(array.data(), array.size() * sizeof(array[0]));
+    };
+    lock(entries.offsets), lock(entries.columns), lock(entries.values);
+    entries.page_locks = std::move(locks);
+  });
+}
+
 __global__ void divide_kernel(float* tile, std::size_t ld, std::size_t rows, std::size_t cols, const float* sums_a,
                               const float* sums_b) {
   for (std::size_t i = blockIdx.x; i < rows; i += gridDim.x)
@@ -222,15 +236,7 @@ class DenseScorer final : public gpu::BlockScorer {
     // The entries page-locked (once, for every worker of the process): they go up at the
     // link's rate, not the driver's staging rate.
     const auto uploading = std::chrono::steady_clock::now();
-    std::call_once(entries.locked_once, [&] {
-      auto locks = std::make_shared<std::vector<cuda::PageLock>>();
-      const auto lock = [&](const auto& array) {
-        if (array.size() * sizeof(array[0]) >= cuda::kPageLockMinBytes)
-          locks->emplace_back(array.data(), array.size() * sizeof(array[0]));
-      };
-      lock(entries.offsets), lock(entries.columns), lock(entries.values);
-      entries.page_locks = std::move(locks);
-    });
+    lock_once(entries);
     const auto d_offsets = cuda::to_device(entries.offsets.data(), entries.offsets.size());
     const auto d_columns = cuda::to_device(entries.columns.data(), entries.columns.size());
     const auto d_values = cuda::to_device(entries.values.data(), entries.values.size());
@@ -366,6 +372,12 @@ class DenseScorer final : public gpu::BlockScorer {
 };
 
 }  // namespace
+
+void lock_entries(const Model& model, const DenseRows& rows, int device) {
+  const DenseRows::Entries& entries = rows.entries(model);
+  const cuda::DeviceGuard guard(device);
+  lock_once(entries);
+}
 
 void divide_by_sums(float* tile, std::size_t ld, std::size_t rows, std::size_t cols, const float* sums_a,
                     const float* sums_b, cudaStream_t stream) {
