@@ -384,11 +384,35 @@ __global__ void find_cuts(const std::uint64_t* keys, std::size_t count, const st
   cuts[s] = lo;
 }
 
-// One GPU's matches in one place, sorted there (the sort's twins freed).
-struct SortedMatches {
-  cuda::DeviceBuffer<std::uint64_t> pairs;
-  cuda::DeviceBuffer<std::int32_t> scores;
-  std::size_t count = 0;
+// CUB's scratch bytes for sort_matches of `count` matches.
+std::size_t sort_bytes(std::size_t count, int index_bits) {
+  std::size_t bytes = 0;
+  cub::DoubleBuffer<std::uint64_t> pairs(nullptr, nullptr);
+  cub::DoubleBuffer<std::int32_t> scores(nullptr, nullptr);
+  SIMKIT_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(nullptr, bytes, pairs, scores, static_cast<int>(count), 0, index_bits, nullptr));
+  return bytes;
+}
+
+// One GPU's part of a spread: its own matches in one place and sorted (and the sort's
+// twins), its range gathered from every GPU and sorted (and the twins and the packed
+// copy), CUB's scratch, the samples and cuts.
+struct SpreadBuffers {
+  cuda::DeviceBuffer<std::uint64_t> own_pairs, own_pairs_other, range_pairs, range_pairs_other;
+  cuda::DeviceBuffer<std::int32_t> own_scores, own_scores_other, range_scores, range_scores_other;
+  cuda::DeviceBuffer<gpu::DeviceMatch> packed;
+  Scratch scratch;
+  cuda::DeviceBuffer<std::uint64_t> taken, splitters, cuts;
+  std::uint64_t* sorted_pairs = nullptr;  // where the own sort left them
+  std::int32_t* sorted_scores = nullptr;
+
+  void make_range(std::size_t count) {
+    range_pairs = cuda::DeviceBuffer<std::uint64_t>(count);
+    range_pairs_other = cuda::DeviceBuffer<std::uint64_t>(count);
+    range_scores = cuda::DeviceBuffer<std::int32_t>(count);
+    range_scores_other = cuda::DeviceBuffer<std::int32_t>(count);
+    packed = cuda::DeviceBuffer<gpu::DeviceMatch>(count);
+  }
 };
 
 // The matches waiting on each GPU `devices[w]` (left[w]) brought down as one sorted run,
@@ -417,112 +441,141 @@ std::optional<MatchList> spread_down(const std::vector<int>& devices, std::vecto
       return std::nullopt;
   }
   PhaseClock clock("dedup: the matches spread");
-  auto answer = std::async(std::launch::async, [total] { return faulted_in<MatchList>(total); });  // (its pages)
-  // 1. Each GPU's matches in one place, sorted, and samples of them (512 a GPU over all,
-  // each GPU's by its part of them).
-  constexpr std::size_t kSamples = 512;
-  std::vector<SortedMatches> mine(gpus);
-  std::vector<std::vector<std::uint64_t>> samples(gpus);
-  run_parts(gpus, [&](std::size_t w) {
-    const cuda::DeviceGuard guard(devices[w]);
-    const cuda::Stream stream;
-    const cudaStream_t st = stream.get();
-    const std::size_t count = counts[w];
-    if (count == 0) return;
-    cuda::DeviceBuffer<std::uint64_t> pairs(count), pairs_other(count);
-    cuda::DeviceBuffer<std::int32_t> scores(count), scores_other(count);
-    std::size_t at = 0;
-    for (const Waiting& chunk : left[w]) {
-      const std::size_t n = chunk.pairs.size();
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(pairs.get() + at, chunk.pairs.get(), n * 8, cudaMemcpyDeviceToDevice, st));
-      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(scores.get() + at, chunk.scores.get(), n * 4, cudaMemcpyDeviceToDevice, st));
-      at += n;
-    }
-    stream.sync();
-    left[w].clear();
-    Scratch scratch;
-    cub::DoubleBuffer<std::uint64_t> pair_buffers(pairs.get(), pairs_other.get());
-    cub::DoubleBuffer<std::int32_t> score_buffers(scores.get(), scores_other.get());
-    sort_matches(pair_buffers, score_buffers, count, index_bits, scratch, st);
-    const std::size_t take = std::max<std::size_t>(1, kSamples * gpus * count / total);
-    cuda::DeviceBuffer<std::uint64_t> taken(take);
-    take_samples<<<grid_for(take), 256, 0, st>>>(pair_buffers.Current(), count, static_cast<std::uint32_t>(take),
-                                                 taken.get());
-    SIMKIT_CUDA_CHECK_LAUNCH();
-    samples[w].resize(take);
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(samples[w].data(), taken.get(), take * 8, cudaMemcpyDeviceToHost, st));
-    stream.sync();
-    const bool first = pair_buffers.Current() == pairs.get();
-    mine[w] = {first ? std::move(pairs) : std::move(pairs_other), first ? std::move(scores) : std::move(scores_other),
-               count};
-  });
-  clock.mark("each GPU's sorted");
-  // 2. The splitters: gpus - 1 keys from all the samples, evenly; cuts[w][d]: where range d
-  // begins in GPU w's matches.
-  std::vector<std::uint64_t> all_samples;
-  for (const auto& taken : samples) all_samples.insert(all_samples.end(), taken.begin(), taken.end());
-  std::sort(all_samples.begin(), all_samples.end());
-  std::vector<std::uint64_t> splitters;
-  for (std::size_t d = 1; d < gpus; ++d) splitters.push_back(all_samples[all_samples.size() * d / gpus]);
-  std::vector<std::vector<std::uint64_t>> cuts(gpus, std::vector<std::uint64_t>(gpus + 1, 0));
-  run_parts(gpus, [&](std::size_t w) {
-    cuts[w][gpus] = counts[w];
-    if (counts[w] == 0) return;
-    const cuda::DeviceGuard guard(devices[w]);
-    const cuda::Stream stream;
-    const auto d_splitters = upload(splitters, stream.get());
-    cuda::DeviceBuffer<std::uint64_t> d_cuts(gpus);
-    find_cuts<<<grid_for(gpus - 1), 256, 0, stream.get()>>>(mine[w].pairs.get(), counts[w], d_splitters.get(),
-                                           static_cast<std::uint32_t>(gpus - 1), d_cuts.get());
-    SIMKIT_CUDA_CHECK_LAUNCH();
-    SIMKIT_CUDA_CHECK(cudaMemcpyAsync(cuts[w].data() + 1, d_cuts.get(), (gpus - 1) * 8, cudaMemcpyDeviceToHost,
-                                      stream.get()));
-    stream.sync();
-  });
-  std::vector<std::size_t> range(gpus, 0), begin(gpus + 1, 0);
-  for (std::size_t d = 0; d < gpus; ++d) {
-    for (std::size_t w = 0; w < gpus; ++w) range[d] += cuts[w][d + 1] - cuts[w][d];
-    begin[d + 1] = begin[d] + range[d];
-  }
-  MatchList run = answer.get();
-  clock.mark("cut into ranges");
-  // 3. Each GPU's range gathered, sorted and copied down into its place.
-  run_parts(gpus, [&](std::size_t d) {
-    const std::size_t count = range[d];
-    if (count == 0) return;
-    PhaseClock range_clock("dedup: the range of GPU", static_cast<int>(d));
-    const cuda::DeviceGuard guard(devices[d]);
-    const cuda::Stream stream;
-    const cudaStream_t st = stream.get();
-    cuda::DeviceBuffer<std::uint64_t> pairs(count), pairs_other(count);
-    cuda::DeviceBuffer<std::int32_t> scores(count), scores_other(count);
-    cuda::DeviceBuffer<gpu::DeviceMatch> packed(count);
-    std::size_t at = 0;
+  // Every GPU's memory for the spread made first: then the answer's pages are faulted in
+  // on all cores beside the GPUs' work (allocations made meanwhile waited for the kernel's
+  // map of the process: 4 ms -> 30-40 ms at two million hashes, call 135). Freed at the
+  // end, each GPU's with it current (the waiting matches too).
+  constexpr std::size_t kSamples = 512;  // a GPU's over all, each GPU's by its part of them
+  std::vector<SpreadBuffers> buffers(gpus);
+  const auto free_all = [&] {
     for (std::size_t w = 0; w < gpus; ++w) {
-      const std::size_t from = cuts[w][d], n = cuts[w][d + 1] - from;
-      if (n == 0) continue;
-      SIMKIT_CUDA_CHECK(
-          cudaMemcpyPeerAsync(pairs.get() + at, devices[d], mine[w].pairs.get() + from, devices[w], n * 8, st));
-      SIMKIT_CUDA_CHECK(
-          cudaMemcpyPeerAsync(scores.get() + at, devices[d], mine[w].scores.get() + from, devices[w], n * 4, st));
-      at += n;
+      const cuda::DeviceGuard guard(devices[w]);
+      buffers[w] = {};
+      left[w].clear();
     }
-    Scratch scratch;
-    cub::DoubleBuffer<std::uint64_t> pair_buffers(pairs.get(), pairs_other.get());
-    cub::DoubleBuffer<std::int32_t> score_buffers(scores.get(), scores_other.get());
-    sort_matches(pair_buffers, score_buffers, count, index_bits, scratch, st);
-    if (range_clock.on()) {
-      stream.sync();
-      range_clock.mark("gathered and sorted");
-    }
-    packed_down(pair_buffers.Current(), score_buffers.Current(), count, packed.get(), run.data() + begin[d], st);
-    range_clock.mark("copied down");
-  });
-  for (std::size_t w = 0; w < gpus; ++w) {  // each GPU's memory freed with it current
-    const cuda::DeviceGuard guard(devices[w]);
-    mine[w] = {};
+  };
+  try {
+    run_parts(gpus, [&](std::size_t w) {
+      const cuda::DeviceGuard guard(devices[w]);
+      SpreadBuffers& b = buffers[w];
+      b.own_pairs = cuda::DeviceBuffer<std::uint64_t>(counts[w]);
+      b.own_pairs_other = cuda::DeviceBuffer<std::uint64_t>(counts[w]);
+      b.own_scores = cuda::DeviceBuffer<std::int32_t>(counts[w]);
+      b.own_scores_other = cuda::DeviceBuffer<std::int32_t>(counts[w]);
+      b.make_range(range_bound);
+      b.scratch.at(sort_bytes(std::max(counts[w], range_bound), index_bits));
+      b.taken = cuda::DeviceBuffer<std::uint64_t>(kSamples * gpus);
+      b.splitters = cuda::DeviceBuffer<std::uint64_t>(gpus);
+      b.cuts = cuda::DeviceBuffer<std::uint64_t>(gpus);
+    });
+  } catch (...) {
+    free_all();
+    throw;
   }
-  clock.mark("each range gathered, sorted and brought down");
+  clock.mark("each GPU's memory made");
+  auto answer = std::async(std::launch::async, [total] { return faulted_in<MatchList>(total); });  // (its pages)
+  const auto spread = [&] {
+    // 1. Each GPU's matches in one place, sorted, and samples of them.
+    std::vector<std::vector<std::uint64_t>> samples(gpus);
+    run_parts(gpus, [&](std::size_t w) {
+      const std::size_t count = counts[w];
+      if (count == 0) return;
+      const cuda::DeviceGuard guard(devices[w]);
+      const cuda::Stream stream;
+      const cudaStream_t st = stream.get();
+      SpreadBuffers& b = buffers[w];
+      std::size_t at = 0;
+      for (const Waiting& chunk : left[w]) {
+        const std::size_t n = chunk.pairs.size();
+        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(b.own_pairs.get() + at, chunk.pairs.get(), n * 8, cudaMemcpyDeviceToDevice, st));
+        SIMKIT_CUDA_CHECK(cudaMemcpyAsync(b.own_scores.get() + at, chunk.scores.get(), n * 4, cudaMemcpyDeviceToDevice, st));
+        at += n;
+      }
+      cub::DoubleBuffer<std::uint64_t> pair_buffers(b.own_pairs.get(), b.own_pairs_other.get());
+      cub::DoubleBuffer<std::int32_t> score_buffers(b.own_scores.get(), b.own_scores_other.get());
+      sort_matches(pair_buffers, score_buffers, count, index_bits, b.scratch, st);
+      b.sorted_pairs = pair_buffers.Current();
+      b.sorted_scores = score_buffers.Current();
+      const std::size_t take = std::max<std::size_t>(1, kSamples * gpus * count / total);
+      take_samples<<<grid_for(take), 256, 0, st>>>(b.sorted_pairs, count, static_cast<std::uint32_t>(take), b.taken.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      samples[w].resize(take);
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(samples[w].data(), b.taken.get(), take * 8, cudaMemcpyDeviceToHost, st));
+      stream.sync();
+    });
+    clock.mark("each GPU's sorted");
+    // 2. The splitters: gpus - 1 keys from all the samples, evenly; cuts[w][d]: where range
+    // d begins in GPU w's matches.
+    std::vector<std::uint64_t> all_samples;
+    for (const auto& taken : samples) all_samples.insert(all_samples.end(), taken.begin(), taken.end());
+    std::sort(all_samples.begin(), all_samples.end());
+    std::vector<std::uint64_t> splitters;
+    for (std::size_t d = 1; d < gpus; ++d) splitters.push_back(all_samples[all_samples.size() * d / gpus]);
+    std::vector<std::vector<std::uint64_t>> cuts(gpus, std::vector<std::uint64_t>(gpus + 1, 0));
+    run_parts(gpus, [&](std::size_t w) {
+      cuts[w][gpus] = counts[w];
+      if (counts[w] == 0) return;
+      const cuda::DeviceGuard guard(devices[w]);
+      const cuda::Stream stream;
+      SpreadBuffers& b = buffers[w];
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(b.splitters.get(), splitters.data(), (gpus - 1) * 8, cudaMemcpyHostToDevice,
+                                        stream.get()));
+      find_cuts<<<grid_for(gpus - 1), 256, 0, stream.get()>>>(b.sorted_pairs, counts[w], b.splitters.get(),
+                                                              static_cast<std::uint32_t>(gpus - 1), b.cuts.get());
+      SIMKIT_CUDA_CHECK_LAUNCH();
+      SIMKIT_CUDA_CHECK(cudaMemcpyAsync(cuts[w].data() + 1, b.cuts.get(), (gpus - 1) * 8, cudaMemcpyDeviceToHost,
+                                        stream.get()));
+      stream.sync();
+    });
+    std::vector<std::size_t> range(gpus, 0), begin(gpus + 1, 0);
+    for (std::size_t d = 0; d < gpus; ++d) {
+      for (std::size_t w = 0; w < gpus; ++w) range[d] += cuts[w][d + 1] - cuts[w][d];
+      begin[d + 1] = begin[d] + range[d];
+    }
+    MatchList run = answer.get();
+    clock.mark("cut into ranges");
+    // 3. Each GPU's range gathered, sorted and copied down into its place.
+    run_parts(gpus, [&](std::size_t d) {
+      const std::size_t count = range[d];
+      if (count == 0) return;
+      PhaseClock range_clock("dedup: the range of GPU", static_cast<int>(d));
+      const cuda::DeviceGuard guard(devices[d]);
+      const cuda::Stream stream;
+      const cudaStream_t st = stream.get();
+      SpreadBuffers& b = buffers[d];
+      if (count > b.range_pairs.size()) b.make_range(count);  // (past the samples' bound: not met)
+      std::size_t at = 0;
+      for (std::size_t w = 0; w < gpus; ++w) {
+        const std::size_t from = cuts[w][d], n = cuts[w][d + 1] - from;
+        if (n == 0) continue;
+        SIMKIT_CUDA_CHECK(cudaMemcpyPeerAsync(b.range_pairs.get() + at, devices[d], buffers[w].sorted_pairs + from,
+                                              devices[w], n * 8, st));
+        SIMKIT_CUDA_CHECK(cudaMemcpyPeerAsync(b.range_scores.get() + at, devices[d], buffers[w].sorted_scores + from,
+                                              devices[w], n * 4, st));
+        at += n;
+      }
+      cub::DoubleBuffer<std::uint64_t> pair_buffers(b.range_pairs.get(), b.range_pairs_other.get());
+      cub::DoubleBuffer<std::int32_t> score_buffers(b.range_scores.get(), b.range_scores_other.get());
+      sort_matches(pair_buffers, score_buffers, count, index_bits, b.scratch, st);
+      if (range_clock.on()) {
+        stream.sync();
+        range_clock.mark("gathered and sorted");
+      }
+      packed_down(pair_buffers.Current(), score_buffers.Current(), count, b.packed.get(), run.data() + begin[d], st);
+      range_clock.mark("copied down");
+    });
+    clock.mark("each range gathered, sorted and brought down");
+    return run;
+  };
+  std::optional<MatchList> run;
+  try {
+    run = spread();
+  } catch (...) {
+    if (answer.valid()) answer.wait();  // (its thread ends before what it would fault in goes)
+    free_all();
+    throw;
+  }
+  free_all();
   return run;
 }
 
