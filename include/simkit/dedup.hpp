@@ -77,6 +77,11 @@ void prepare_rate_gpu(int device);
 // by a caller with time to spare while its GPUs start. Null in a CPU-only build.
 struct GpuPlan;
 std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures);
+// The plan's signature codes, which every GPU uploads, page-locked once a process through
+// GPU `device`'s context, made here if the driver has not made it yet (what the first GPU
+// worker does otherwise), by a program while its GPUs start. Throws Failure where the
+// device cannot be used.
+void page_lock_plan(const GpuPlan& plan, int device);
 
 // match_all or match_all_gpu shared out among the run's workers (each GPU of `devices`,
 // or the CPU when it is empty, in each rank under mpirun; include/simkit/cluster.hpp):

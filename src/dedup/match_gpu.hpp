@@ -79,6 +79,11 @@ struct GpuPlan {
   std::size_t count = 0;
 };
 
+// The plan's codes page-locked, once a process (what the first GPU worker does otherwise),
+// through GPU `device`'s context, made here if the driver has not made it yet. Throws
+// Failure where the device cannot be used.
+void lock_codes(const IndexPlan& plan, int device);
+
 // Whether the index of these signatures fits half this process's share of device
 // `device`'s free memory (the ranks of a host on one GPU share it): their keys counted,
 // before any plan is made.

@@ -24,6 +24,8 @@ bool index_fits_gpu(const std::vector<ctph::Prepared>&, int) {
 
 struct IndexPlan {};
 
+void lock_codes(const IndexPlan&, int) {}
+
 bool index_fits_gpu(const IndexPlan&, int) { throw Failure("this simkit was built without CUDA"); }
 
 std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>&) {

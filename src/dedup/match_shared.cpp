@@ -120,6 +120,10 @@ std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>&
   return std::make_shared<const GpuPlan>(GpuPlan{plan_index(signatures), signatures.data(), signatures.size()});
 }
 
+void page_lock_plan(const GpuPlan& plan, int device) {
+  if (plan.index != nullptr) lock_codes(*plan.index, device);
+}
+
 MatchList match_shared(const std::vector<ctph::Prepared>& signatures, int threshold,
                        const std::vector<int>& devices, Progress* progress, double* device_ms,
                        std::shared_ptr<const GpuPlan> ahead) {

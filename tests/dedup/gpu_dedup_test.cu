@@ -159,6 +159,10 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
         << "match_shared with its plan made ahead, threshold " << threshold;
     EXPECT_EQ(dedup::match_shared(prepared, threshold, {0}, nullptr, nullptr, dedup::plan_gpu_match(prepared)), want)
         << "match_shared on one GPU with its plan made ahead, threshold " << threshold;
+    const auto locked = dedup::plan_gpu_match(prepared);  // its codes locked ahead, as the command line does
+    dedup::page_lock_plan(*locked, 0);
+    EXPECT_EQ(dedup::match_shared(prepared, threshold, {0, 0}, nullptr, nullptr, locked), want)
+        << "match_shared with its plan made and locked ahead, threshold " << threshold;
   }
   EXPECT_TRUE(dedup::index_fits_gpu(prepared, 0));
   // A hand-made part outside base64: no index (every worker alike), and the answer still

@@ -646,8 +646,7 @@ struct IndexPlan {
   std::vector<unsigned char> lengths;  // [position][part]
   Layout at;
   std::vector<std::uint64_t> offset;  // position k's keys: [offset[k], offset[k + 1])
-  // The codes page-locked by the first worker to upload them (every GPU's upload then runs
-  // at the link's rate, not the driver's staging rate), unlocked with the plan.
+  // The codes page-locked once (lock_codes_once), unlocked with the plan.
   mutable std::once_flag codes_locked;
   mutable std::unique_ptr<cuda::PageLock> codes_lock;
 };
@@ -679,7 +678,21 @@ bool index_fits(std::uint64_t keys, std::size_t signatures, int device) {
   return index_bytes(keys, signatures) <= device_memory_share() / 2;
 }
 
+// The codes page-locked by the first to upload them, or ahead (every GPU's upload then
+// runs at the link's rate, not the driver's staging rate); unlocked with the plan.
+void lock_codes_once(const IndexPlan& plan) {
+  std::call_once(plan.codes_locked, [&] {
+    if (plan.codes.size() * sizeof(PartCodes) >= cuda::kPageLockMinBytes)
+      plan.codes_lock = std::make_unique<cuda::PageLock>(plan.codes.data(), plan.codes.size() * sizeof(PartCodes));
+  });
+}
+
 }  // namespace
+
+void lock_codes(const IndexPlan& plan, int device) {
+  const cuda::DeviceGuard guard(device);
+  lock_codes_once(plan);
+}
 
 bool index_fits_gpu(const IndexPlan& plan, int device) {
   return index_fits(plan.offset.back(), plan.offset.size() - 1, device);
@@ -750,10 +763,7 @@ std::vector<MatchList> worker_runs(const IndexPlan& plan, int threshold, int dev
   const cuda::Stream stream;
   const cudaStream_t st = stream.get();
   cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
-  std::call_once(plan.codes_locked, [&] {
-    if (plan.codes.size() * sizeof(PartCodes) >= cuda::kPageLockMinBytes)
-      plan.codes_lock = std::make_unique<cuda::PageLock>(plan.codes.data(), plan.codes.size() * sizeof(PartCodes));
-  });
+  lock_codes_once(plan);
   clock.mark("the device readied, the codes page-locked");
   const auto d_codes = upload(plan.codes, st);
   const auto d_lengths = upload(plan.lengths, st);
