@@ -140,6 +140,18 @@ void DeviceStart::begin(const CommonOptions& common, bool gpu_pays_off, std::fun
   });
 }
 
+bool DeviceStart::with_chosen_gpu(const std::function<void(int index)>& work) {
+  if (!started()) return false;
+  try {
+    const Device device = chosen.get();
+    if (!device.cuda) return false;
+    work(device.index);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 void write_in_slices(OutputFile& out, std::size_t items, std::size_t slice,
                      const std::function<void(std::size_t begin, std::size_t end, std::string& text)>& format) {
   constexpr std::size_t kAtOnce = 64, kSmallestSlice = 1024;

@@ -79,6 +79,11 @@ struct DeviceStart {
 
   void begin(const CommonOptions& common, bool gpu_pays_off, std::function<void(int index)> prepare);
   bool started() const { return thread.joinable(); }
+  // work(the first GPU's index) once the device is chosen, where it is a GPU: host work a
+  // GPU's context serves (page-locking what every GPU uploads) done while the GPUs start.
+  // Returns whether it ran; an error choosing the device, or work's Error, is left to
+  // where the command takes the device (and the job meets it again).
+  bool with_chosen_gpu(const std::function<void(int index)>& work);
 };
 
 // Writes the text of `items` items in order, formatted on all cores a slice of at most

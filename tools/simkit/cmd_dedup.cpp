@@ -312,13 +312,7 @@ int run_dedup(DedupOptions& options) {
     const double plan_s = seconds_since(prepare_start) - prepare_s;
     // Its codes, which every GPU uploads, page-locked meanwhile through the first GPU's
     // context (else the job locks them first, on its own time).
-    if (plan && device.started()) {
-      try {
-        const Device chosen = device.chosen.get();
-        if (chosen.cuda) dedup::page_lock_plan(*plan, chosen.index);
-      } catch (const Error&) {  // the device's own error is met where the command takes it
-      }
-    }
+    if (plan) device.with_chosen_gpu([&](int gpu) { dedup::page_lock_plan(*plan, gpu); });
     const double lock_s = seconds_since(prepare_start) - prepare_s - plan_s;
     context.device = device_for_this_job();
     const double wait_s = seconds_since(prepare_start) - prepare_s - plan_s - lock_s;

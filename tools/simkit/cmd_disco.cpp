@@ -151,18 +151,10 @@ int run_similar_all(const QueryOptions& options, Context& context, const disco::
                      gpu_likely ? " while the GPU started" : ""));
   // Their entries, which every GPU uploads, page-locked meanwhile through the first GPU's
   // context (else the job locks them first, on its own time).
-  if (prepared && gpu_likely) {
-    const auto lock_start = std::chrono::steady_clock::now();
-    try {
-      const Device chosen = device.chosen.get();
-      if (chosen.cuda) {
-        disco::page_lock_rows(*prepared, chosen.index);
-        if (context.timings)
-          note(fmt::format("timing: their entries page-locked {:.3f} s later", seconds_since(lock_start)));
-      }
-    } catch (const Error&) {  // the device's own error is met where the command takes it
-    }
-  }
+  const auto lock_start = std::chrono::steady_clock::now();
+  if (prepared && gpu_likely && device.with_chosen_gpu([&](int gpu) { disco::page_lock_rows(*prepared, gpu); }) &&
+      context.timings)
+    note(fmt::format("timing: their entries page-locked {:.3f} s later", seconds_since(lock_start)));
   const auto wait_start = std::chrono::steady_clock::now();
   if (kept_on_cpu)
     context.device = device_for_job(options.common, false);  // the CPU
