@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::abort();
       prepared.push_back(p);
     }
-    std::vector<simkit::dedup::Match> want;  // every pair, scored one by one
+    simkit::dedup::MatchList want;  // every pair, scored one by one
     for (std::uint32_t i = 0; i < prepared.size(); ++i)
       for (std::uint32_t j = i + 1; j < prepared.size(); ++j)
         if (const int score = simkit::ctph::compare(prepared[i], prepared[j]); score >= 1) want.push_back({i, j, score});

@@ -79,8 +79,8 @@ struct GpuPlan;
 std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures);
 // The plan's signature codes, which every GPU uploads, page-locked once a process through
 // GPU `device`'s context, made here if the driver has not made it yet (what the first GPU
-// worker does otherwise), by a program while its GPUs start. Throws Failure where the
-// device cannot be used.
+// worker does otherwise), by a program while its GPUs start. Leaves `device` current on
+// the calling thread. Throws Failure where the device cannot be used.
 void page_lock_plan(const GpuPlan& plan, int device);
 
 // match_all or match_all_gpu shared out among the run's workers (each GPU of `devices`,

@@ -209,8 +209,8 @@ std::shared_ptr<const PreparedRows> prepare_rows(const Model& model, const AllPa
 // Prepared rows' entries (made `for_gpu`) page-locked, once a process, through GPU
 // `device`'s context, made here if the driver has not made it yet, so that each GPU's
 // upload of them runs at the link's rate: what all_pairs does first otherwise, done by a
-// program while its GPUs start. Throws Failure where the device cannot be used; does
-// nothing in a CPU-only build.
+// program while its GPUs start. Leaves `device` current on the calling thread. Throws
+// Failure where the device cannot be used; does nothing in a CPU-only build.
 void page_lock_rows(const PreparedRows& prepared, int device);
 // The dense columns of prepared rows (dense_columns(model, features).size()).
 std::size_t columns_of(const PreparedRows& prepared);

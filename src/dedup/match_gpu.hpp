@@ -80,8 +80,8 @@ struct GpuPlan {
 };
 
 // The plan's codes page-locked, once a process (what the first GPU worker does otherwise),
-// through GPU `device`'s context, made here if the driver has not made it yet. Throws
-// Failure where the device cannot be used.
+// through GPU `device`'s context, made here if the driver has not made it yet, which it
+// leaves current. Throws Failure where the device cannot be used.
 void lock_codes(const IndexPlan& plan, int device);
 
 // Whether the index of these signatures fits half this process's share of device

@@ -20,8 +20,8 @@ TopKLists all_pairs_gpu(const Model& model, const DenseRows& rows, const Pairwis
 
 // The rows' entries (gathered here if they are not yet) page-locked, once a process,
 // through GPU `device`'s context, made here if the driver has not made it yet: what the
-// first GPU's scorer would do, done by a program while its GPUs start. Throws Failure
-// where the device cannot be used; nothing without CUDA.
+// first GPU's scorer would do, done by a program while its GPUs start; `device` is left
+// current. Throws Failure where the device cannot be used; nothing without CUDA.
 void lock_entries(const Model& model, const DenseRows& rows, int device);
 
 // The job in the sparse form on CUDA device options.device: every feature, scores summed

@@ -430,7 +430,8 @@ std::optional<MatchList> spread_down(const std::vector<int>& devices, std::vecto
   for (std::size_t w = 0; w < gpus; ++w) total += counts[w] = waiting_count(left[w]);
   if (total == 0) return MatchList{};
   // A range's matches are about total / gpus; the samples' error is under total / 512.
-  // (A conservative check: the waiting matches are counted though their memory is taken.)
+  // (The check counts the waiting matches, whose memory is taken already, as a margin for
+  // CUB's scratch and the samples: all of it is held at once below.)
   const std::size_t range_bound = total / gpus + total / 256 + 1;
   constexpr auto kMostSorted = static_cast<std::size_t>(std::numeric_limits<int>::max());  // (CUB's int)
   if (range_bound > kMostSorted) return std::nullopt;
@@ -447,10 +448,16 @@ std::optional<MatchList> spread_down(const std::vector<int>& devices, std::vecto
   // end, each GPU's with it current (the waiting matches too).
   constexpr std::size_t kSamples = 512;  // a GPU's over all, each GPU's by its part of them
   std::vector<SpreadBuffers> buffers(gpus);
-  const auto free_all = [&] {
+  const auto free_buffers = [&] {
     for (std::size_t w = 0; w < gpus; ++w) {
       const cuda::DeviceGuard guard(devices[w]);
       buffers[w] = {};
+    }
+  };
+  const auto free_all = [&] {
+    free_buffers();
+    for (std::size_t w = 0; w < gpus; ++w) {
+      const cuda::DeviceGuard guard(devices[w]);
       left[w].clear();
     }
   };
@@ -468,13 +475,17 @@ std::optional<MatchList> spread_down(const std::vector<int>& devices, std::vecto
       b.splitters = cuda::DeviceBuffer<std::uint64_t>(gpus);
       b.cuts = cuda::DeviceBuffer<std::uint64_t>(gpus);
     });
+  } catch (const Failure&) {  // a GPU without the room after all (another process took it)
+    free_buffers();
+    return std::nullopt;  // (the matches still wait: the caller gathers each GPU's)
   } catch (...) {
     free_all();
     throw;
   }
   clock.mark("each GPU's memory made");
-  auto answer = std::async(std::launch::async, [total] { return faulted_in<MatchList>(total); });  // (its pages)
+  std::future<MatchList> answer;
   const auto spread = [&] {
+    answer = std::async(std::launch::async, [total] { return faulted_in<MatchList>(total); });  // (its pages)
     // 1. Each GPU's matches in one place, sorted, and samples of them.
     std::vector<std::vector<std::uint64_t>> samples(gpus);
     run_parts(gpus, [&](std::size_t w) {
@@ -543,7 +554,7 @@ std::optional<MatchList> spread_down(const std::vector<int>& devices, std::vecto
       const cuda::Stream stream;
       const cudaStream_t st = stream.get();
       SpreadBuffers& b = buffers[d];
-      if (count > b.range_pairs.size()) b.make_range(count);  // (past the samples' bound: not met)
+      if (count > b.range_pairs.size()) b.make_range(count);  // (past the samples' bound: rare)
       std::size_t at = 0;
       for (std::size_t w = 0; w < gpus; ++w) {
         const std::size_t from = cuts[w][d], n = cuts[w][d + 1] - from;
@@ -690,7 +701,9 @@ void lock_codes_once(const IndexPlan& plan) {
 }  // namespace
 
 void lock_codes(const IndexPlan& plan, int device) {
-  const cuda::DeviceGuard guard(device);
+  // Left current (not a DeviceGuard): restoring a thread that had no device would make
+  // GPU 0's context, which a job on another GPU does not use.
+  SIMKIT_CUDA_CHECK(cudaSetDevice(device));
   lock_codes_once(plan);
 }
 

@@ -375,7 +375,9 @@ class DenseScorer final : public gpu::BlockScorer {
 
 void lock_entries(const Model& model, const DenseRows& rows, int device) {
   const DenseRows::Entries& entries = rows.entries(model);
-  const cuda::DeviceGuard guard(device);
+  // Left current (not a DeviceGuard): restoring a thread that had no device would make
+  // GPU 0's context, which a job on another GPU does not use.
+  SIMKIT_CUDA_CHECK(cudaSetDevice(device));
   lock_once(entries);
 }
 
