@@ -13,6 +13,7 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include "core/page_locked_once.hpp"
 #include "core/prefault.hpp"
 #include "simkit/disco.hpp"
 #include "simkit/error.hpp"
@@ -141,10 +142,9 @@ struct DenseRows {
     std::vector<std::uint32_t> columns;
     std::vector<float> values;
     std::vector<std::uint32_t> words_having;  // per column
-    // The arrays page-locked for the GPUs' uploads, once a process (by the CUDA side,
-    // which sets the handle); declared last, so unlocked before the arrays are freed.
-    mutable std::once_flag locked_once;
-    mutable std::shared_ptr<void> page_locks;
+    // The arrays page-locked for the GPUs' uploads, once a process; declared last, so
+    // unlocked before the arrays are freed.
+    PageLockedOnce page_locked;
   };
   const Entries& entries(const Model& m) const {
     if (!entries_once_) throw Failure("internal: the entries of moved dense rows");

@@ -2,12 +2,17 @@
 // at sizes below, at and across its pinned pieces (the ring of buffers wrapping round),
 // and copies from several calls in a row land where each one says. PageLock
 // (core/cuda/memory.hpp): memory locked in place copies unchanged; locking it again
-// leaves it as it is (and copies still work); moved and released locks unlock once.
+// leaves it as it is (and copies still work); moved and released locks unlock once;
+// lock_once locks a holder's large spans the first time only, and unlocks them with it.
+// DeviceGuard gives a thread back the context it had, none where it had none.
 #include <gtest/gtest.h>
+
+#include <cuda.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "core/cuda/memory.hpp"
@@ -77,6 +82,69 @@ TEST(GpuPageLock, LockedMemoryCopiesUnchangedAndUnlocksOnce) {
   EXPECT_TRUE(relocked.locked());
   EXPECT_TRUE(round_trip());
   EXPECT_FALSE(cuda::PageLock(nullptr, 0).locked());
+}
+
+// Whether host memory is page-locked (registered or pinned).
+bool is_locked(const void* host) {
+  unsigned flags = 0;
+  if (cudaHostGetFlags(&flags, const_cast<void*>(host)) == cudaSuccess) return true;
+  cudaGetLastError();
+  return false;
+}
+
+TEST(GpuPageLock, LockOnceLocksTheLargeSpansTheFirstTimeAndUnlocksWithTheHolder) {
+  SIMKIT_REQUIRE_GPU();
+  std::vector<std::uint8_t> large(cuda::kPageLockMinBytes), small(cuda::kPageLockMinBytes - 1), later(large.size());
+  {
+    PageLockedOnce held;
+    cuda::lock_once(held, {{large.data(), large.size()}, {small.data(), small.size()}});
+    EXPECT_TRUE(is_locked(large.data()));
+    EXPECT_FALSE(is_locked(small.data()));  // under kPageLockMinBytes: copied as it is
+    cuda::lock_once(held, {{later.data(), later.size()}});  // locked once already: nothing more
+    EXPECT_FALSE(is_locked(later.data()));
+  }
+  EXPECT_FALSE(is_locked(large.data()));
+}
+
+// The calling thread's driver context (null: none).
+CUcontext current_context() {
+  static const auto get = reinterpret_cast<CUresult (*)(CUcontext*)>(cuda::driver_function("cuCtxGetCurrent", 4000));
+  CUcontext context = nullptr;
+  EXPECT_EQ(get(&context), CUDA_SUCCESS);
+  return context;
+}
+
+TEST(GpuDeviceGuard, GivesTheThreadBackItsContextOrNone) {
+  SIMKIT_REQUIRE_GPU();
+  int count = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  const int last = count - 1;
+  // A fresh thread has no context; the guard's device is current inside it, and none after
+  // (not GPU 0's, which the runtime would name).
+  std::thread([&] {
+    const CUcontext before = current_context();
+    EXPECT_EQ(before, nullptr);
+    {
+      const cuda::DeviceGuard guard(last);
+      int device = -1;
+      EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+      EXPECT_EQ(device, last);
+      EXPECT_NE(current_context(), nullptr);
+    }
+    EXPECT_EQ(current_context(), nullptr);
+  }).join();
+  // A thread on GPU 0 is on GPU 0 again after a guard for the last GPU (and for GPU 0).
+  std::thread([&] {
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    const CUcontext own = current_context();
+    for (const int other : {last, 0}) {
+      { const cuda::DeviceGuard guard(other); }
+      int device = -1;
+      EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+      EXPECT_EQ(device, 0);
+      EXPECT_EQ(current_context(), own);
+    }
+  }).join();
 }
 
 }  // namespace

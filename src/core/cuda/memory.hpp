@@ -6,9 +6,11 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <utility>
 
 #include "core/cuda/check.hpp"
+#include "core/page_locked_once.hpp"
 #include "simkit/uninitialized_allocator.hpp"
 
 namespace simkit::cuda {
@@ -78,6 +80,16 @@ class PageLock {
 
 // Arrays under this are copied as they are (a few milliseconds at most to gain).
 inline constexpr std::size_t kPageLockMinBytes = std::size_t{16} << 20;
+
+// Host memory (start, bytes) to lock.
+struct HostSpan {
+  const void* data;
+  std::size_t bytes;
+};
+
+// Each span of at least kPageLockMinBytes page-locked, the first time `held` is passed
+// (the others wait for it); unlocked when `held` goes.
+void lock_once(const PageLockedOnce& held, std::initializer_list<HostSpan> spans);
 
 // Page-locked host memory as an allocator's source (simkit/uninitialized_allocator.hpp):
 // a vector of it receives device copies directly, at the link's full rate.
@@ -175,7 +187,9 @@ void allow_dynamic_shared(std::size_t bytes) {
   std::call_once(done[device], set);
 }
 
-// Selects `device` for the calling thread for the lifetime of the guard.
+// Selects `device` for the calling thread for the lifetime of the guard, then gives the
+// thread back the context it had: none where it had none (the runtime names device 0
+// then, and selecting it would make GPU 0's context for a job on another GPU).
 class DeviceGuard {
  public:
   explicit DeviceGuard(int device);
@@ -184,7 +198,11 @@ class DeviceGuard {
   DeviceGuard& operator=(const DeviceGuard&) = delete;
 
  private:
-  int previous_ = 0;
+  void* previous_ = nullptr;  // the thread's driver context before (a CUcontext; null: none)
 };
+
+// A CUDA driver function by name, through the runtime (simkit does not link the driver's
+// library); throws Failure naming it where the driver lacks it.
+void* driver_function(const char* name, unsigned cuda_version);
 
 }  // namespace simkit::cuda

@@ -1,6 +1,10 @@
 #include "core/text.hpp"
 
+#include <cuda.h>  // the driver's types (its functions come through the runtime: driver_function)
+
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
@@ -67,6 +71,15 @@ PageLock::~PageLock() {
   if (host_ != nullptr && cudaHostUnregister(host_) != cudaSuccess) cudaGetLastError();
 }
 
+void lock_once(const PageLockedOnce& held, std::initializer_list<HostSpan> spans) {
+  std::call_once(held.once, [&] {
+    auto locks = std::make_shared<std::vector<PageLock>>();
+    for (const HostSpan& span : spans)
+      if (span.bytes >= kPageLockMinBytes) locks->emplace_back(span.data, span.bytes);
+    held.locks = std::move(locks);
+  });
+}
+
 float elapsed_ms(const Event& start, const Event& stop) {
   float ms = 0;
   SIMKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
@@ -111,12 +124,43 @@ void keep_in_l2(void* ptr, std::size_t bytes, cudaStream_t stream) {
   if (cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr) != cudaSuccess) cudaGetLastError();
 }
 
-DeviceGuard::DeviceGuard(int device) {
-  SIMKIT_CUDA_CHECK(cudaGetDevice(&previous_));
-  if (device != previous_) SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+void* driver_function(const char* name, unsigned cuda_version) {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  SIMKIT_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &function, cuda_version, cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || function == nullptr)
+    throw Failure(cat("the CUDA driver has no ", name, " (of CUDA ", cuda_version / 1000, ".", cuda_version % 1000 / 10,
+                      ")"));
+  return function;
 }
 
-DeviceGuard::~DeviceGuard() { cudaSetDevice(previous_); }
+namespace {
+
+// The driver's calls for the calling thread's current context.
+struct ContextCalls {
+  CUresult (*get)(CUcontext*);
+  CUresult (*set)(CUcontext);
+};
+
+const ContextCalls& context_calls() {
+  static const ContextCalls calls{
+      reinterpret_cast<CUresult (*)(CUcontext*)>(driver_function("cuCtxGetCurrent", 4000)),
+      reinterpret_cast<CUresult (*)(CUcontext)>(driver_function("cuCtxSetCurrent", 4000))};
+  return calls;
+}
+
+}  // namespace
+
+DeviceGuard::DeviceGuard(int device) {
+  CUcontext context = nullptr;
+  if (context_calls().get(&context) != CUDA_SUCCESS) context = nullptr;  // (the driver not yet started: none)
+  previous_ = context;
+  int current = -1;
+  if (context != nullptr) SIMKIT_CUDA_CHECK(cudaGetDevice(&current));
+  if (current != device) SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+}
+
+DeviceGuard::~DeviceGuard() { context_calls().set(static_cast<CUcontext>(previous_)); }
 
 }  // namespace cuda
 

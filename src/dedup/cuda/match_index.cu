@@ -296,6 +296,16 @@ struct Waiting {
   cuda::DeviceBuffer<std::int32_t> scores;
 };
 
+// CUB's scratch bytes for sort_matches of `count` matches.
+std::size_t sort_bytes(std::size_t count, int index_bits) {
+  std::size_t bytes = 0;
+  cub::DoubleBuffer<std::uint64_t> pairs(nullptr, nullptr);
+  cub::DoubleBuffer<std::int32_t> scores(nullptr, nullptr);
+  SIMKIT_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(nullptr, bytes, pairs, scores, static_cast<int>(count), 0, index_bits, nullptr));
+  return bytes;
+}
+
 // `count` matches as (a, b) keys and scores, each with its twin, sorted by (a, b) (the
 // caller's indices, `index_bits` of them) on the stream's device: Current() the sorted.
 void sort_matches(cub::DoubleBuffer<std::uint64_t>& pairs, cub::DoubleBuffer<std::int32_t>& scores, std::size_t count,
@@ -303,10 +313,9 @@ void sort_matches(cub::DoubleBuffer<std::uint64_t>& pairs, cub::DoubleBuffer<std
   if (count == 0) return;
   if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Failure("too many matches to sort at once on the GPU");
-  const auto items = static_cast<int>(count);
-  std::size_t bytes = 0;
-  SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, pairs, scores, items, 0, index_bits, st));
-  SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.at(bytes), bytes, pairs, scores, items, 0, index_bits, st));
+  std::size_t bytes = sort_bytes(count, index_bits);
+  SIMKIT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.at(bytes), bytes, pairs, scores, static_cast<int>(count), 0,
+                                                    index_bits, st));
 }
 
 // `count` sorted matches written as the caller's over `packed` and copied down to `to`.
@@ -382,16 +391,6 @@ __global__ void find_cuts(const std::uint64_t* keys, std::size_t count, const st
     else hi = mid;
   }
   cuts[s] = lo;
-}
-
-// CUB's scratch bytes for sort_matches of `count` matches.
-std::size_t sort_bytes(std::size_t count, int index_bits) {
-  std::size_t bytes = 0;
-  cub::DoubleBuffer<std::uint64_t> pairs(nullptr, nullptr);
-  cub::DoubleBuffer<std::int32_t> scores(nullptr, nullptr);
-  SIMKIT_CUDA_CHECK(
-      cub::DeviceRadixSort::SortPairs(nullptr, bytes, pairs, scores, static_cast<int>(count), 0, index_bits, nullptr));
-  return bytes;
 }
 
 // One GPU's part of a spread: its own matches in one place and sorted (and the sort's
@@ -657,9 +656,7 @@ struct IndexPlan {
   std::vector<unsigned char> lengths;  // [position][part]
   Layout at;
   std::vector<std::uint64_t> offset;  // position k's keys: [offset[k], offset[k + 1])
-  // The codes page-locked once (lock_codes_once), unlocked with the plan.
-  mutable std::once_flag codes_locked;
-  mutable std::unique_ptr<cuda::PageLock> codes_lock;
+  PageLockedOnce codes_locked;  // (lock_codes_once; unlocked with the plan)
 };
 
 std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>& signatures) {
@@ -692,18 +689,13 @@ bool index_fits(std::uint64_t keys, std::size_t signatures, int device) {
 // The codes page-locked by the first to upload them, or ahead (every GPU's upload then
 // runs at the link's rate, not the driver's staging rate); unlocked with the plan.
 void lock_codes_once(const IndexPlan& plan) {
-  std::call_once(plan.codes_locked, [&] {
-    if (plan.codes.size() * sizeof(PartCodes) >= cuda::kPageLockMinBytes)
-      plan.codes_lock = std::make_unique<cuda::PageLock>(plan.codes.data(), plan.codes.size() * sizeof(PartCodes));
-  });
+  cuda::lock_once(plan.codes_locked, {{plan.codes.data(), plan.codes.size() * sizeof(PartCodes)}});
 }
 
 }  // namespace
 
 void lock_codes(const IndexPlan& plan, int device) {
-  // Left current (not a DeviceGuard): restoring a thread that had no device would make
-  // GPU 0's context, which a job on another GPU does not use.
-  SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+  const cuda::DeviceGuard guard(device);
   lock_codes_once(plan);
 }
 

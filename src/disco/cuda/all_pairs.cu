@@ -59,15 +59,8 @@ namespace {
 // The entries page-locked, once a process (by the first GPU's scorer, or ahead of the job
 // by lock_entries).
 void lock_once(const DenseRows::Entries& entries) {
-  std::call_once(entries.locked_once, [&] {
-    auto locks = std::make_shared<std::vector<cuda::PageLock>>();
-    const auto lock = [&](const auto& array) {
-      if (array.size() * sizeof(array[0]) >= cuda::kPageLockMinBytes)
-        locks->emplace_back(array.data(), array.size() * sizeof(array[0]));
-    };
-    lock(entries.offsets), lock(entries.columns), lock(entries.values);
-    entries.page_locks = std::move(locks);
-  });
+  const auto span = [](const auto& array) { return cuda::HostSpan{array.data(), array.size() * sizeof(array[0])}; };
+  cuda::lock_once(entries.page_locked, {span(entries.offsets), span(entries.columns), span(entries.values)});
 }
 
 __global__ void divide_kernel(float* tile, std::size_t ld, std::size_t rows, std::size_t cols, const float* sums_a,
@@ -375,9 +368,7 @@ class DenseScorer final : public gpu::BlockScorer {
 
 void lock_entries(const Model& model, const DenseRows& rows, int device) {
   const DenseRows::Entries& entries = rows.entries(model);
-  // Left current (not a DeviceGuard): restoring a thread that had no device would make
-  // GPU 0's context, which a job on another GPU does not use.
-  SIMKIT_CUDA_CHECK(cudaSetDevice(device));
+  const cuda::DeviceGuard guard(device);
   lock_once(entries);
 }
 

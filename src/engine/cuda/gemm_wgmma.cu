@@ -654,15 +654,8 @@ void launch_tf32(std::size_t m, std::size_t n, std::size_t k, const float* a, st
 // of one slice (128 bytes, 128-byte swizzle) by box_rows rows.
 template <typename Elem>
 CUtensorMap slice_map(const void* rows, std::size_t count, std::size_t k, unsigned box_rows) {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    SIMKIT_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
-                                                       cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || function == nullptr)
-      throw Failure("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or later)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-  }();
+  static const auto encode =
+      reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(cuda::driver_function("cuTensorMapEncodeTiled", 12000));
   CUtensorMap map{};
   const cuuint64_t dims[2] = {k, count};
   const cuuint64_t strides[1] = {k * sizeof(typename Elem::Storage)};
