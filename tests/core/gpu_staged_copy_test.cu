@@ -69,6 +69,7 @@ TEST(GpuPageLock, LockedMemoryCopiesUnchangedAndUnlocksOnce) {
   {
     cuda::PageLock lock(host.data(), host.size() * 4);
     EXPECT_TRUE(lock.locked());
+    EXPECT_TRUE(cuda::page_locked(host.data()));
     EXPECT_TRUE(round_trip());
     const cuda::PageLock again(host.data(), host.size() * 4);  // already locked: left as it is
     EXPECT_FALSE(again.locked());
@@ -78,18 +79,11 @@ TEST(GpuPageLock, LockedMemoryCopiesUnchangedAndUnlocksOnce) {
     EXPECT_FALSE(lock.locked());
   }  // unlocked once, by `moved`
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_FALSE(cuda::page_locked(host.data()));
   const cuda::PageLock relocked(host.data(), host.size() * 4);
   EXPECT_TRUE(relocked.locked());
   EXPECT_TRUE(round_trip());
   EXPECT_FALSE(cuda::PageLock(nullptr, 0).locked());
-}
-
-// Whether host memory is page-locked (registered or pinned).
-bool is_locked(const void* host) {
-  unsigned flags = 0;
-  if (cudaHostGetFlags(&flags, const_cast<void*>(host)) == cudaSuccess) return true;
-  cudaGetLastError();
-  return false;
 }
 
 TEST(GpuPageLock, LockOnceLocksTheLargeSpansTheFirstTimeAndUnlocksWithTheHolder) {
@@ -98,12 +92,12 @@ TEST(GpuPageLock, LockOnceLocksTheLargeSpansTheFirstTimeAndUnlocksWithTheHolder)
   {
     PageLockedOnce held;
     cuda::lock_once(held, {{large.data(), large.size()}, {small.data(), small.size()}});
-    EXPECT_TRUE(is_locked(large.data()));
-    EXPECT_FALSE(is_locked(small.data()));  // under kPageLockMinBytes: copied as it is
+    EXPECT_TRUE(cuda::page_locked(large.data()));
+    EXPECT_FALSE(cuda::page_locked(small.data()));  // under kPageLockMinBytes: copied as it is
     cuda::lock_once(held, {{later.data(), later.size()}});  // locked once already: nothing more
-    EXPECT_FALSE(is_locked(later.data()));
+    EXPECT_FALSE(cuda::page_locked(later.data()));
   }
-  EXPECT_FALSE(is_locked(large.data()));
+  EXPECT_FALSE(cuda::page_locked(large.data()));
 }
 
 // The calling thread's driver context (null: none).

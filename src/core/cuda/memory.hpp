@@ -78,6 +78,9 @@ class PageLock {
   void* host_ = nullptr;
 };
 
+// Whether host memory is page-locked (registered, or allocated pinned).
+bool page_locked(const void* host);
+
 // Arrays under this are copied as they are (a few milliseconds at most to gain).
 inline constexpr std::size_t kPageLockMinBytes = std::size_t{16} << 20;
 

@@ -60,8 +60,17 @@ constexpr HostMemory kPinned{pinned_allocate, pinned_release};
 
 const HostMemory* pinned_host_memory() noexcept { return &kPinned; }
 
+bool page_locked(const void* host) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
 PageLock::PageLock(const void* host, std::size_t bytes) {
-  if (host == nullptr || bytes == 0) return;
+  if (host == nullptr || bytes == 0 || page_locked(host)) return;  // (locked already: left as it is)
   void* p = const_cast<void*>(host);  // registering does not write the memory
   if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) == cudaSuccess) host_ = p;
   else cudaGetLastError();  // copied from pageable memory instead
