@@ -4,7 +4,8 @@
 // (core/cuda/memory.hpp): memory locked in place copies unchanged; locking it again
 // leaves it as it is (and copies still work); moved and released locks unlock once;
 // lock_once locks a holder's large spans the first time only, and unlocks them with it.
-// DeviceGuard gives a thread back the context it had, none where it had none.
+// DeviceGuard gives a thread back the context it had, none where it had none; a lock let
+// go on a thread without a context leaves it without one (unlocked through its device).
 #include <gtest/gtest.h>
 
 #include <cuda.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -139,6 +141,27 @@ TEST(GpuDeviceGuard, GivesTheThreadBackItsContextOrNone) {
       EXPECT_EQ(current_context(), own);
     }
   }).join();
+}
+
+TEST(GpuPageLock, LetGoOnAThreadWithoutAContextLeavesItWithout) {
+  SIMKIT_REQUIRE_GPU();
+  int count = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  std::vector<std::uint8_t> host(cuda::kPageLockMinBytes);
+  std::optional<cuda::PageLock> lock;
+  std::thread([&] {
+    const cuda::DeviceGuard guard(count - 1);
+    lock.emplace(host.data(), host.size());
+  }).join();
+  ASSERT_TRUE(lock->locked());
+  // (The runtime, asked to unlock on a thread without a context, would make device 0's
+  // current there.)
+  std::thread([&] {
+    EXPECT_EQ(current_context(), nullptr);
+    lock.reset();
+    EXPECT_EQ(current_context(), nullptr);
+  }).join();
+  EXPECT_FALSE(cuda::page_locked(host.data()));
 }
 
 }  // namespace

@@ -67,15 +67,17 @@ class PageLock {
   PageLock() = default;
   PageLock(const void* host, std::size_t bytes);
   ~PageLock();
-  PageLock(PageLock&& o) noexcept : host_(std::exchange(o.host_, nullptr)) {}
+  PageLock(PageLock&& o) noexcept : host_(std::exchange(o.host_, nullptr)), device_(o.device_) {}
   PageLock& operator=(PageLock&& o) noexcept {
     std::swap(host_, o.host_);
+    std::swap(device_, o.device_);
     return *this;
   }
   bool locked() const noexcept { return host_ != nullptr; }
 
  private:
   void* host_ = nullptr;
+  int device_ = 0;  // the device current when locked: unlocked through it
 };
 
 // Whether host memory is page-locked (registered, or allocated pinned).

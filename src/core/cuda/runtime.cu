@@ -3,6 +3,7 @@
 #include <cuda.h>  // the driver's types (its functions come through the runtime: driver_function)
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -72,12 +73,23 @@ bool page_locked(const void* host) {
 PageLock::PageLock(const void* host, std::size_t bytes) {
   if (host == nullptr || bytes == 0 || page_locked(host)) return;  // (locked already: left as it is)
   void* p = const_cast<void*>(host);  // registering does not write the memory
-  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) == cudaSuccess) host_ = p;
-  else cudaGetLastError();  // copied from pageable memory instead
+  if (cudaGetDevice(&device_) == cudaSuccess && cudaHostRegister(p, bytes, cudaHostRegisterPortable) == cudaSuccess)
+    host_ = p;
+  else
+    cudaGetLastError();  // copied from pageable memory instead
 }
 
 PageLock::~PageLock() {
-  if (host_ != nullptr && cudaHostUnregister(host_) != cudaSuccess) cudaGetLastError();
+  if (host_ == nullptr) return;
+  // Through the device it was locked with: the thread that lets a job's data go often has
+  // no context (its GPUs' work ran under guards), and the runtime would make GPU 0's to
+  // unlock it (150 ms, for a rank on GPU 1: call 144).
+  try {
+    const DeviceGuard guard(device_);
+    if (cudaHostUnregister(host_) != cudaSuccess) cudaGetLastError();
+  } catch (const std::exception&) {  // (the driver gone: at the process's end)
+    cudaGetLastError();
+  }
 }
 
 void lock_once(const PageLockedOnce& held, std::initializer_list<HostSpan> spans) {
