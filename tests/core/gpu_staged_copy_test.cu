@@ -9,10 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <cuda.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -88,18 +92,28 @@ TEST(GpuPageLock, LockedMemoryCopiesUnchangedAndUnlocksOnce) {
   EXPECT_FALSE(cuda::PageLock(nullptr, 0).locked());
 }
 
+// `bytes` of host memory on pages of their own (so that locking one span cannot lock a
+// neighbour's page).
+std::shared_ptr<std::uint8_t> own_pages(std::size_t bytes) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* p = std::aligned_alloc(page, (bytes + page - 1) / page * page);
+  if (p == nullptr) throw std::bad_alloc();
+  return {static_cast<std::uint8_t*>(p), [](std::uint8_t* q) { std::free(q); }};
+}
+
 TEST(GpuPageLock, LockOnceLocksTheLargeSpansTheFirstTimeAndUnlocksWithTheHolder) {
   SIMKIT_REQUIRE_GPU();
-  std::vector<std::uint8_t> large(cuda::kPageLockMinBytes), small(cuda::kPageLockMinBytes - 1), later(large.size());
+  const std::size_t large_bytes = cuda::kPageLockMinBytes, small_bytes = cuda::kPageLockMinBytes - 1;
+  const auto large = own_pages(large_bytes), small = own_pages(small_bytes), later = own_pages(large_bytes);
   {
     PageLockedOnce held;
-    cuda::lock_once(held, {{large.data(), large.size()}, {small.data(), small.size()}});
-    EXPECT_TRUE(cuda::page_locked(large.data()));
-    EXPECT_FALSE(cuda::page_locked(small.data()));  // under kPageLockMinBytes: copied as it is
-    cuda::lock_once(held, {{later.data(), later.size()}});  // locked once already: nothing more
-    EXPECT_FALSE(cuda::page_locked(later.data()));
+    cuda::lock_once(held, {{large.get(), large_bytes}, {small.get(), small_bytes}});
+    EXPECT_TRUE(cuda::page_locked(large.get()));
+    EXPECT_FALSE(cuda::page_locked(small.get()));  // under kPageLockMinBytes: copied as it is
+    cuda::lock_once(held, {{later.get(), large_bytes}});  // locked once already: nothing more
+    EXPECT_FALSE(cuda::page_locked(later.get()));
   }
-  EXPECT_FALSE(cuda::page_locked(large.data()));
+  EXPECT_FALSE(cuda::page_locked(large.get()));
 }
 
 // The calling thread's driver context (null: none).
@@ -110,13 +124,28 @@ CUcontext current_context() {
   return context;
 }
 
+// Whether GPU 0's primary context is made (active).
+bool gpu0_context_made() {
+  static const auto device_get = reinterpret_cast<CUresult (*)(CUdevice*, int)>(cuda::driver_function("cuDeviceGet", 2000));
+  static const auto state = reinterpret_cast<CUresult (*)(CUdevice, unsigned*, int*)>(
+      cuda::driver_function("cuDevicePrimaryCtxGetState", 7000));
+  CUdevice device{};
+  unsigned flags = 0;
+  int active = 0;
+  EXPECT_EQ(device_get(&device, 0), CUDA_SUCCESS);
+  EXPECT_EQ(state(device, &flags, &active), CUDA_SUCCESS);
+  return active != 0;
+}
+
 TEST(GpuDeviceGuard, GivesTheThreadBackItsContextOrNone) {
   SIMKIT_REQUIRE_GPU();
   int count = 0;
   ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
   const int last = count - 1;
   // A fresh thread has no context; the guard's device is current inside it, and none after
-  // (not GPU 0's, which the runtime would name).
+  // (not GPU 0's, which the runtime would name: on two GPUs or more, in a process that has
+  // not used GPU 0, its context is not made).
+  const bool gpu0_unused = count > 1 && !gpu0_context_made();
   std::thread([&] {
     const CUcontext before = current_context();
     EXPECT_EQ(before, nullptr);
@@ -129,6 +158,7 @@ TEST(GpuDeviceGuard, GivesTheThreadBackItsContextOrNone) {
     }
     EXPECT_EQ(current_context(), nullptr);
   }).join();
+  if (gpu0_unused) EXPECT_FALSE(gpu0_context_made());
   // A thread on GPU 0 is on GPU 0 again after a guard for the last GPU (and for GPU 0).
   std::thread([&] {
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
@@ -149,6 +179,9 @@ TEST(GpuPageLock, LetGoOnAThreadWithoutAContextLeavesItWithout) {
   ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
   std::vector<std::uint8_t> host(cuda::kPageLockMinBytes);
   std::optional<cuda::PageLock> lock;
+  // On two GPUs or more, in a process that has not yet used GPU 0 (ctest runs each test in
+  // its own), nothing below may make GPU 0's context.
+  const bool gpu0_unused = count > 1 && !gpu0_context_made();
   std::thread([&] {
     const cuda::DeviceGuard guard(count - 1);
     lock.emplace(host.data(), host.size());
@@ -161,6 +194,7 @@ TEST(GpuPageLock, LetGoOnAThreadWithoutAContextLeavesItWithout) {
     lock.reset();
     EXPECT_EQ(current_context(), nullptr);
   }).join();
+  if (gpu0_unused) EXPECT_FALSE(gpu0_context_made());
   EXPECT_FALSE(cuda::page_locked(host.data()));
 }
 

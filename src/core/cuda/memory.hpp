@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
 #include <utility>
 
 #include "core/cuda/check.hpp"
@@ -205,6 +206,12 @@ class DeviceGuard {
  private:
   void* previous_ = nullptr;  // the thread's driver context before (a CUcontext; null: none)
 };
+
+// For destructors: `device` selected in `guard` for the rest of the caller's scope, where
+// the driver allows it (at the process's end it may not: then nothing), never throwing.
+// What a destructor lets go (device memory, streams, locks) goes through its device: on a
+// thread without a context the runtime would make GPU 0's to do it.
+void select_quietly(std::optional<DeviceGuard>& guard, int device) noexcept;
 
 // A CUDA driver function by name, through the runtime (simkit does not link the driver's
 // library); throws Failure naming it where the driver lacks it.

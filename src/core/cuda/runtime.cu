@@ -84,12 +84,9 @@ PageLock::~PageLock() {
   // Through the device it was locked with: the thread that lets a job's data go often has
   // no context (its GPUs' work ran under guards), and the runtime would make GPU 0's to
   // unlock it (150 ms, for a rank on GPU 1: call 144).
-  try {
-    const DeviceGuard guard(device_);
-    if (cudaHostUnregister(host_) != cudaSuccess) cudaGetLastError();
-  } catch (const std::exception&) {  // (the driver gone: at the process's end)
-    cudaGetLastError();
-  }
+  std::optional<DeviceGuard> guard;
+  select_quietly(guard, device_);
+  if (cudaHostUnregister(host_) != cudaSuccess) cudaGetLastError();
 }
 
 void lock_once(const PageLockedOnce& held, std::initializer_list<HostSpan> spans) {
@@ -182,6 +179,14 @@ DeviceGuard::DeviceGuard(int device) {
 }
 
 DeviceGuard::~DeviceGuard() { context_calls().set(static_cast<CUcontext>(previous_)); }
+
+void select_quietly(std::optional<DeviceGuard>& guard, int device) noexcept {
+  try {
+    guard.emplace(device);
+  } catch (const std::exception&) {
+    cudaGetLastError();
+  }
+}
 
 }  // namespace cuda
 

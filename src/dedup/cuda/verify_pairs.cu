@@ -709,7 +709,8 @@ struct GpuTexts {
 
 void GpuTextsDeleter::operator()(GpuTexts* texts) const {
   if (texts == nullptr) return;
-  const cuda::DeviceGuard guard(texts->device);
+  std::optional<cuda::DeviceGuard> guard;
+  cuda::select_quietly(guard, texts->device);
   delete texts;
 }
 

@@ -99,6 +99,7 @@ class DenseScorer final : public gpu::BlockScorer {
 
 PairwiseResult dense_top_k_gpu(const float* a, std::size_t rows_a, const float* b, std::size_t rows_b,
                                std::size_t dim, const DenseTopKOptions& options, const PairwiseJob& job) {
+  const cuda::DeviceGuard guard(options.device);  // (the scorer's buffers let go through it too)
   DenseScorer scorer(a, b, rows_b, dim, options.metric, row_factors(a, rows_a, dim, options.metric),
                      row_factors(b, rows_b, dim, options.metric), options.device);
   return gpu::pairwise(job, scorer, options.device);

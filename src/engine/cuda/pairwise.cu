@@ -196,7 +196,8 @@ Engine::Engine(int device) {
 
 Engine::~Engine() {
   if (impl_) {
-    cuda::DeviceGuard guard(impl_->device);
+    std::optional<cuda::DeviceGuard> guard;
+    cuda::select_quietly(guard, impl_->device);
     impl_.reset();
   }
 }
