@@ -62,7 +62,9 @@ DeviceBuffer<T> to_device(const T* host, std::size_t count) {
 // copies from it run at the link's rate, where pageable memory goes through the driver's
 // staging at a fraction of it (226 MB: 26-30 ms pageable against 8 ms to lock, 4 ms to
 // copy and 3.5 ms to unlock on an H200's host). Memory that cannot be locked (already
-// locked, or not allowed) is left as it is: copies from it still work.
+// locked, or not allowed) is left as it is: copies from it still work. Make it with a
+// device current (under a DeviceGuard): on a thread without a context the runtime would
+// make GPU 0's, and the lock is let go through the device it was made with.
 class PageLock {
  public:
   PageLock() = default;
@@ -81,7 +83,8 @@ class PageLock {
   int device_ = 0;  // the device current when locked: unlocked through it
 };
 
-// Whether host memory is page-locked (registered, or allocated pinned).
+// Whether host memory is page-locked (registered, or allocated pinned), asked of its first
+// byte (a span only part of which is locked reads as locked or not by that byte).
 bool page_locked(const void* host);
 
 // Arrays under this are copied as they are (a few milliseconds at most to gain).
