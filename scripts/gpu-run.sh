@@ -51,25 +51,10 @@ mkdir -p "$final/logs"
 out="$final/logs"
 root=$PWD
 stage=$(mktemp -d)
-tar -C "$stage" -xJf .gpu/stage.tar.xz
-export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="$stage/bin:$PATH"  # the staged test peers (ssdeep)
-export SIMKIT_SOURCE_DIR="$root" SIMKIT_BINARY="$stage/bin/simkit" SIMKIT_CLUSTER_PROBE="$stage/bin/simkit_cluster_probe" PYTHONUNBUFFERED=1
-# NVLink multicast stays off on shared hosts (KINDS.md): NCCL, PyTorch and NVSHMEM alike.
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-# OpenMPI from Debian's packages, unpacked into the stage (relocated by OPAL_PREFIX);
-# shared memory between the ranks of this one host.
-if [ -f .gpu/mpi.tar.xz ]; then
-  tar -C "$stage" -xJf .gpu/mpi.tar.xz
-  # Debian names the launcher through its alternatives (mpirun -> mpirun.openmpi -> orterun).
-  ln -sf orterun "$stage/mpi/usr/bin/mpirun"
-  export OPAL_PREFIX="$stage/mpi/usr" PATH="$stage/mpi/usr/bin:$PATH"
-  export LD_LIBRARY_PATH="$stage/mpi/usr/lib/x86_64-linux-gnu/openmpi/lib:$stage/mpi/usr/lib/x86_64-linux-gnu:$stage/mpi/usr/lib/x86_64-linux-gnu/libfabric:$LD_LIBRARY_PATH"
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 \
-    OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mca_base_component_show_load_errors=0 \
-    PMIX_MCA_pcompress_base_silence_warning=1  # (the staged PMIx finds no zlib plugin: a notice a run)
-  export SIMKIT_MPIEXEC="$stage/mpi/usr/bin/mpirun"
-fi
+GPU_ENV_FUNCTIONS_ONLY=1 . scripts/gpu-env.sh
+stage_programs "$stage"
+stage_mpi "$stage"
+export PYTHONUNBUFFERED=1
 summary=()
 failed=0  # any failing test, sanitizer report, time-out or benchmark error: exit 1
 note() { summary+=("$1"); echo "== $1"; printf '%s\n' "$1" >> "$final/progress.txt"; }

@@ -5,7 +5,8 @@
 // leaves it as it is (and copies still work); moved and released locks unlock once;
 // lock_once locks a holder's large spans the first time only, and unlocks them with it.
 // DeviceGuard gives a thread back the context it had, none where it had none; a lock let
-// go on a thread without a context leaves it without one (unlocked through its device).
+// go on a thread without a context leaves it without one (unlocked through its device), as
+// do device and pinned memory, streams, events and cuBLAS handles let go there.
 #include <gtest/gtest.h>
 
 #include <cuda.h>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/staged_copy.hpp"
 #include "test_support.hpp"
@@ -196,6 +198,50 @@ TEST(GpuPageLock, LetGoOnAThreadWithoutAContextLeavesItWithout) {
   }).join();
   if (gpu0_unused) EXPECT_FALSE(gpu0_context_made());
   EXPECT_FALSE(cuda::page_locked(host.data()));
+}
+
+TEST(GpuHandles, LetGoOnAThreadWithoutAContextLeaveItWithout) {
+  SIMKIT_REQUIRE_GPU();
+  int count = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  // Each handle made on the last GPU, then let go on a fresh thread: each goes through its
+  // own device, and the thread is left without a context (on two GPUs or more, in a process
+  // that has not yet used GPU 0, its context is not made either).
+  const bool gpu0_unused = count > 1 && !gpu0_context_made();
+  using PinnedVector = std::vector<std::uint32_t, UninitializedAllocator<std::uint32_t>>;
+  std::optional<cuda::DeviceBuffer<float>> device_memory;
+  std::optional<cuda::PinnedBuffer<std::uint32_t>> pinned;
+  std::optional<PinnedVector> pinned_answer;
+  std::optional<cuda::Stream> stream;
+  std::optional<cuda::Event> event;
+  std::optional<cuda::CublasHandle> blas;
+  std::thread([&] {
+    const cuda::DeviceGuard guard(count - 1);
+    device_memory.emplace(4096);
+    pinned.emplace(4096);
+    pinned_answer.emplace(PinnedVector::allocator_type(cuda::pinned_host_memory()));
+    pinned_answer->resize(4096);
+    stream.emplace();
+    event.emplace();
+    event->record(stream->get());
+    blas.emplace(cuda::make_cublas());
+    stream->sync();
+    EXPECT_TRUE(cuda::page_locked(pinned->get()));
+    EXPECT_TRUE(cuda::page_locked(pinned_answer->data()));
+  }).join();
+  std::thread([&] {
+    EXPECT_EQ(current_context(), nullptr);
+    device_memory.reset();
+    EXPECT_EQ(current_context(), nullptr);
+    pinned.reset();
+    pinned_answer.reset();
+    EXPECT_EQ(current_context(), nullptr);
+    event.reset();
+    stream.reset();
+    blas.reset();
+    EXPECT_EQ(current_context(), nullptr);
+  }).join();
+  if (gpu0_unused) EXPECT_FALSE(gpu0_context_made());
 }
 
 }  // namespace

@@ -7,18 +7,24 @@
 #include <type_traits>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/memory.hpp"
 
 namespace simkit::cuda {
 
 struct CublasDestroy {
-  void operator()(cublasHandle_t h) const { cublasDestroy(h); }
+  int device = 0;  // the handle's (current when made): destroyed through it
+  void operator()(cublasHandle_t h) const {
+    const QuietDeviceGuard guard(device);
+    cublasDestroy(h);
+  }
 };
 using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDestroy>;
 
 inline CublasHandle make_cublas() {
+  const int device = current_device();
   cublasHandle_t h = nullptr;
   SIMKIT_CUBLAS_CHECK(cublasCreate(&h));
-  return CublasHandle(h);
+  return CublasHandle(h, CublasDestroy{device});
 }
 
 }  // namespace simkit::cuda

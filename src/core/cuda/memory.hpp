@@ -19,26 +19,63 @@ namespace simkit::cuda {
 // Raw device allocation; out-of-memory is reported with the size asked for.
 void* device_alloc(std::size_t bytes);
 
+// Selects `device` for the calling thread for the lifetime of the guard, then gives the
+// thread back the context it had: none where it had none (the runtime names device 0
+// then, and selecting it would make GPU 0's context for a job on another GPU).
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  void* previous_ = nullptr;  // the thread's driver context before (a CUcontext; null: none)
+};
+
+// The calling thread's current device (the one a new allocation, stream or event belongs to).
+int current_device();
+
+// For destructors and cleanup paths: `device` selected while this lives, where the driver
+// allows it (at the process's end it may not: then nothing), never throwing. What they let
+// go (device memory, pinned memory, streams, events, locks) goes through its own device:
+// on a thread without a context the runtime would make GPU 0's to do it (150 ms for a rank
+// on GPU 1, call 144), and on a thread holding another GPU it would ask the wrong one.
+class QuietDeviceGuard {
+ public:
+  explicit QuietDeviceGuard(int device) noexcept;
+
+ private:
+  std::optional<DeviceGuard> guard_;
+};
+
 template <typename T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count) : count_(count) {
-    if (count > 0) ptr_ = static_cast<T*>(device_alloc(count * sizeof(T)));
+    if (count > 0) {
+      ptr_ = static_cast<T*>(device_alloc(count * sizeof(T)));
+      device_ = current_device();
+    }
   }
   ~DeviceBuffer() { reset(); }
   DeviceBuffer(DeviceBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), device_(o.device_) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       reset();
       ptr_ = std::exchange(o.ptr_, nullptr);
       count_ = std::exchange(o.count_, 0);
+      device_ = o.device_;
     }
     return *this;
   }
   void reset() noexcept {
-    if (ptr_ != nullptr) cudaFree(ptr_);
+    if (ptr_ != nullptr) {
+      const QuietDeviceGuard guard(device_);
+      cudaFree(ptr_);
+    }
     ptr_ = nullptr;
     count_ = 0;
   }
@@ -48,6 +85,7 @@ class DeviceBuffer {
  private:
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
+  int device_ = 0;  // where it was allocated: freed through it
 };
 
 // A device copy of host elements (at least one element, so that the pointer is valid).
@@ -109,16 +147,22 @@ class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   explicit PinnedBuffer(std::size_t count) : count_(count) {
-    if (count > 0) SIMKIT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+    if (count > 0) {
+      SIMKIT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+      device_ = current_device();
+    }
   }
   ~PinnedBuffer() {
-    if (ptr_ != nullptr) cudaFreeHost(ptr_);
+    if (ptr_ == nullptr) return;
+    const QuietDeviceGuard guard(device_);
+    cudaFreeHost(ptr_);
   }
   PinnedBuffer(PinnedBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), device_(o.device_) {}
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(count_, o.count_);
+    std::swap(device_, o.device_);
     return *this;
   }
   T* get() const noexcept { return ptr_; }
@@ -127,11 +171,15 @@ class PinnedBuffer {
  private:
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
+  int device_ = 0;  // current when allocated: freed through it
 };
 
 class Stream {
  public:
-  Stream() { SIMKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  Stream() {
+    SIMKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    device_ = current_device();
+  }
   // A stream whose kernels' blocks the device schedules before those of ordinary streams
   // waiting beside them (the device's greatest priority).
   struct Urgent {};
@@ -139,9 +187,12 @@ class Stream {
     int least = 0, greatest = 0;
     SIMKIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     SIMKIT_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
+    device_ = current_device();
   }
   ~Stream() {
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    if (stream_ == nullptr) return;
+    const QuietDeviceGuard guard(device_);
+    cudaStreamDestroy(stream_);
   }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -150,15 +201,19 @@ class Stream {
 
  private:
   cudaStream_t stream_ = nullptr;
+  int device_ = 0;  // the stream's: destroyed through it
 };
 
 class Event {
  public:
   explicit Event(unsigned flags = cudaEventDisableTiming) {
     SIMKIT_CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags));
+    device_ = current_device();
   }
   ~Event() {
-    if (event_ != nullptr) cudaEventDestroy(event_);
+    if (event_ == nullptr) return;
+    const QuietDeviceGuard guard(device_);
+    cudaEventDestroy(event_);
   }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
@@ -167,6 +222,7 @@ class Event {
 
  private:
   cudaEvent_t event_ = nullptr;
+  int device_ = 0;  // the event's: destroyed through it
 };
 
 // Milliseconds between two timing events (both recorded, the second completed).
@@ -195,26 +251,6 @@ void allow_dynamic_shared(std::size_t bytes) {
   if (device < 0 || device >= kDevices) return set();
   std::call_once(done[device], set);
 }
-
-// Selects `device` for the calling thread for the lifetime of the guard, then gives the
-// thread back the context it had: none where it had none (the runtime names device 0
-// then, and selecting it would make GPU 0's context for a job on another GPU).
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device);
-  ~DeviceGuard();
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  void* previous_ = nullptr;  // the thread's driver context before (a CUcontext; null: none)
-};
-
-// For destructors: `device` selected in `guard` for the rest of the caller's scope, where
-// the driver allows it (at the process's end it may not: then nothing), never throwing.
-// What a destructor lets go (device memory, streams, locks) goes through its device: on a
-// thread without a context the runtime would make GPU 0's to do it.
-void select_quietly(std::optional<DeviceGuard>& guard, int device) noexcept;
 
 // A CUDA driver function by name, through the runtime (simkit does not link the driver's
 // library); throws Failure naming it where the driver lacks it.

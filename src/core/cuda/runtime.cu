@@ -29,6 +29,40 @@ void throw_cublas(cublasStatus_t status, const char* what, const char* file, int
                     cublasGetStatusString(status), ") in ", what, " at ", file, ":", line));
 }
 
+namespace {
+
+// The driver's calls for the calling thread's current context.
+struct ContextCalls {
+  CUresult (*get)(CUcontext*);
+  CUresult (*set)(CUcontext);
+  CUresult (*pointer_attribute)(void*, CUpointer_attribute, CUdeviceptr);
+};
+
+const ContextCalls& context_calls() {
+  static const ContextCalls calls{
+      reinterpret_cast<CUresult (*)(CUcontext*)>(driver_function("cuCtxGetCurrent", 4000)),
+      reinterpret_cast<CUresult (*)(CUcontext)>(driver_function("cuCtxSetCurrent", 4000)),
+      reinterpret_cast<CUresult (*)(void*, CUpointer_attribute, CUdeviceptr)>(
+          driver_function("cuPointerGetAttribute", 4000))};
+  return calls;
+}
+
+// The device whose context allocated `ptr` (asked of the driver, which needs no current
+// context for it); 0 where it cannot say.
+int allocating_device(const void* ptr) noexcept {
+  int device = 0;
+  try {
+    if (context_calls().pointer_attribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                          reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS)
+      device = 0;
+  } catch (const std::exception&) {
+    cudaGetLastError();
+  }
+  return device;
+}
+
+}  // namespace
+
 void* device_alloc(std::size_t bytes) {
   void* ptr = nullptr;
   const cudaError_t status = cudaMalloc(&ptr, bytes);
@@ -54,6 +88,9 @@ void* pinned_allocate(std::size_t bytes) {
   return ptr;
 }
 void pinned_release(void* ptr) noexcept {
+  // Through the device that allocated it: answers are let go on any thread, often one
+  // without a context (where the runtime would make GPU 0's to free them).
+  const QuietDeviceGuard guard(allocating_device(ptr));
   if (cudaFreeHost(ptr) != cudaSuccess) cudaGetLastError();  // (at exit, after the runtime: left to the process's end)
 }
 constexpr HostMemory kPinned{pinned_allocate, pinned_release};
@@ -84,8 +121,7 @@ PageLock::~PageLock() {
   // Through the device it was locked with: the thread that lets a job's data go often has
   // no context (its GPUs' work ran under guards), and the runtime would make GPU 0's to
   // unlock it (150 ms, for a rank on GPU 1: call 144).
-  std::optional<DeviceGuard> guard;
-  select_quietly(guard, device_);
+  const QuietDeviceGuard guard(device_);
   if (cudaHostUnregister(host_) != cudaSuccess) cudaGetLastError();
 }
 
@@ -152,23 +188,6 @@ void* driver_function(const char* name, unsigned cuda_version) {
   return function;
 }
 
-namespace {
-
-// The driver's calls for the calling thread's current context.
-struct ContextCalls {
-  CUresult (*get)(CUcontext*);
-  CUresult (*set)(CUcontext);
-};
-
-const ContextCalls& context_calls() {
-  static const ContextCalls calls{
-      reinterpret_cast<CUresult (*)(CUcontext*)>(driver_function("cuCtxGetCurrent", 4000)),
-      reinterpret_cast<CUresult (*)(CUcontext)>(driver_function("cuCtxSetCurrent", 4000))};
-  return calls;
-}
-
-}  // namespace
-
 DeviceGuard::DeviceGuard(int device) {
   CUcontext context = nullptr;
   if (context_calls().get(&context) != CUDA_SUCCESS) context = nullptr;  // (the driver not yet started: none)
@@ -180,9 +199,15 @@ DeviceGuard::DeviceGuard(int device) {
 
 DeviceGuard::~DeviceGuard() { context_calls().set(static_cast<CUcontext>(previous_)); }
 
-void select_quietly(std::optional<DeviceGuard>& guard, int device) noexcept {
+int current_device() {
+  int device = 0;
+  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+QuietDeviceGuard::QuietDeviceGuard(int device) noexcept {
   try {
-    guard.emplace(device);
+    guard_.emplace(device);
   } catch (const std::exception&) {
     cudaGetLastError();
   }

@@ -709,8 +709,7 @@ struct GpuTexts {
 
 void GpuTextsDeleter::operator()(GpuTexts* texts) const {
   if (texts == nullptr) return;
-  std::optional<cuda::DeviceGuard> guard;
-  cuda::select_quietly(guard, texts->device);
+  const cuda::QuietDeviceGuard guard(texts->device);
   delete texts;
 }
 

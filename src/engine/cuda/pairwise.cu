@@ -196,8 +196,7 @@ Engine::Engine(int device) {
 
 Engine::~Engine() {
   if (impl_) {
-    std::optional<cuda::DeviceGuard> guard;
-    cuda::select_quietly(guard, impl_->device);
+    const cuda::QuietDeviceGuard guard(impl_->device);
     impl_.reset();
   }
 }

@@ -200,8 +200,8 @@ GpuIndex::GpuIndex(const Index& index, const GpuOptions& options) {
 }
 
 GpuIndex::~GpuIndex() {
-  std::optional<cuda::DeviceGuard> guard;
-  if (impl_ != nullptr) cuda::select_quietly(guard, impl_->options.device);
+  if (impl_ == nullptr) return;
+  const cuda::QuietDeviceGuard guard(impl_->options.device);
   impl_.reset();
 }
 
@@ -334,8 +334,7 @@ void GpuIndex::intersect(const Queries& queries, Results& results, bool count_on
     impl_->answer_batch(queries, results, count_only, device_ms);
   } catch (...) {
     // Never half a batch; and no copy still landing in memory about to be freed.
-    std::optional<cuda::DeviceGuard> guard;
-    cuda::select_quietly(guard, impl_->options.device);
+    const cuda::QuietDeviceGuard guard(impl_->options.device);
     cudaStreamSynchronize(impl_->stream.get());
     results = Results();
     throw;
