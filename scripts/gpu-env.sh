@@ -27,7 +27,7 @@ stage_mpi() {
   ln -sf orterun "$dir/mpi/usr/bin/mpirun"
   local lib="$dir/mpi/usr/lib/x86_64-linux-gnu"
   export OPAL_PREFIX="$dir/mpi/usr" PATH="$dir/mpi/usr/bin:$PATH"
-  export LD_LIBRARY_PATH="$lib/openmpi/lib:$lib:$lib/libfabric:$LD_LIBRARY_PATH"
+  export LD_LIBRARY_PATH="$lib/openmpi/lib:$lib:$lib/libfabric${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 \
     OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mca_base_component_show_load_errors=0 \
     PMIX_MCA_pcompress_base_silence_warning=1  # (the staged PMIx finds no zlib plugin: a notice a run)

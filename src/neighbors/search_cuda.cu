@@ -307,6 +307,7 @@ struct GpuIndex final : gpu::BlockScorer {
       work_budget = options.memory_budget - (resident ? model_bytes : 0) - shadow_bytes;
   }
   ~GpuIndex() override {
+    const cuda::QuietDeviceGuard guard(device);
     if (cublas != nullptr) cublasDestroy(cublas);
   }
 

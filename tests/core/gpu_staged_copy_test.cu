@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -200,14 +201,8 @@ TEST(GpuPageLock, LetGoOnAThreadWithoutAContextLeavesItWithout) {
   EXPECT_FALSE(cuda::page_locked(host.data()));
 }
 
-TEST(GpuHandles, LetGoOnAThreadWithoutAContextLeaveItWithout) {
-  SIMKIT_REQUIRE_GPU();
-  int count = 0;
-  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
-  // Each handle made on the last GPU, then let go on a fresh thread: each goes through its
-  // own device, and the thread is left without a context (on two GPUs or more, in a process
-  // that has not yet used GPU 0, its context is not made either).
-  const bool gpu0_unused = count > 1 && !gpu0_context_made();
+// One of each CUDA handle, made on one device.
+struct Handles {
   using PinnedVector = std::vector<std::uint32_t, UninitializedAllocator<std::uint32_t>>;
   std::optional<cuda::DeviceBuffer<float>> device_memory;
   std::optional<cuda::PinnedBuffer<std::uint32_t>> pinned;
@@ -215,33 +210,72 @@ TEST(GpuHandles, LetGoOnAThreadWithoutAContextLeaveItWithout) {
   std::optional<cuda::Stream> stream;
   std::optional<cuda::Event> event;
   std::optional<cuda::CublasHandle> blas;
-  std::thread([&] {
-    const cuda::DeviceGuard guard(count - 1);
-    device_memory.emplace(4096);
-    pinned.emplace(4096);
-    pinned_answer.emplace(PinnedVector::allocator_type(cuda::pinned_host_memory()));
-    pinned_answer->resize(4096);
-    stream.emplace();
-    event.emplace();
-    event->record(stream->get());
-    blas.emplace(cuda::make_cublas());
-    stream->sync();
-    EXPECT_TRUE(cuda::page_locked(pinned->get()));
-    EXPECT_TRUE(cuda::page_locked(pinned_answer->data()));
-  }).join();
-  std::thread([&] {
-    EXPECT_EQ(current_context(), nullptr);
+  const void* pinned_at = nullptr;
+  const void* pinned_answer_at = nullptr;
+
+  void make_on(int device) {
+    std::thread([&] {
+      const cuda::DeviceGuard guard(device);
+      device_memory.emplace(4096);
+      pinned.emplace(4096);
+      pinned_answer.emplace(PinnedVector::allocator_type(cuda::pinned_host_memory()));
+      pinned_answer->resize(4096);
+      stream.emplace();
+      event.emplace();
+      event->record(stream->get());
+      blas.emplace(cuda::make_cublas());
+      stream->sync();
+      pinned_at = pinned->get();
+      pinned_answer_at = pinned_answer->data();
+      EXPECT_TRUE(cuda::page_locked(pinned_at));
+      EXPECT_TRUE(cuda::page_locked(pinned_answer_at));
+    }).join();
+  }
+  void let_go() {
     device_memory.reset();
-    EXPECT_EQ(current_context(), nullptr);
     pinned.reset();
     pinned_answer.reset();
-    EXPECT_EQ(current_context(), nullptr);
     event.reset();
     stream.reset();
     blas.reset();
+  }
+};
+
+TEST(GpuHandles, LetGoOnAThreadWithoutAContextLeaveItWithout) {
+  SIMKIT_REQUIRE_GPU();
+  int count = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  const int last = count - 1;
+  // Each handle made on the last GPU, then let go on a fresh thread: each goes through its
+  // own device, and the thread is left without a context (on two GPUs or more, in a process
+  // that has not yet used GPU 0, its context is not made either).
+  const bool gpu0_unused = count > 1 && !gpu0_context_made();
+  if (count > 1 && !gpu0_unused) std::printf("(GPU 0's context made before this test: run it alone to check it is not)\n");
+  Handles handles;
+  handles.make_on(last);
+  std::thread([&] {
+    EXPECT_EQ(current_context(), nullptr);
+    handles.let_go();
     EXPECT_EQ(current_context(), nullptr);
   }).join();
   if (gpu0_unused) EXPECT_FALSE(gpu0_context_made());
+  std::thread([&] {
+    const cuda::DeviceGuard guard(last);
+    EXPECT_FALSE(cuda::page_locked(handles.pinned_at));
+    EXPECT_FALSE(cuda::page_locked(handles.pinned_answer_at));
+  }).join();
+  // Let go on a thread holding GPU 0: that thread still holds GPU 0 after.
+  if (count < 2) return;
+  handles.make_on(last);
+  std::thread([&] {
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    const CUcontext own = current_context();
+    handles.let_go();
+    int device = -1;
+    EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+    EXPECT_EQ(device, 0);
+    EXPECT_EQ(current_context(), own);
+  }).join();
 }
 
 }  // namespace

@@ -76,6 +76,7 @@ class GpuBackend final : public Backend {
     steps_ = std::make_unique<StepSolver>(stream_.get(), blas_);
   }
   ~GpuBackend() override {
+    const cuda::QuietDeviceGuard guard(device_);
     if (jacobi_ != nullptr) cusolverDnDestroySyevjInfo(jacobi_);
     if (params_ != nullptr) cusolverDnDestroyParams(params_);
     cusolverDnDestroy(solver_);

@@ -21,10 +21,9 @@ struct CublasDestroy {
 using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDestroy>;
 
 inline CublasHandle make_cublas() {
-  const int device = current_device();
   cublasHandle_t h = nullptr;
   SIMKIT_CUBLAS_CHECK(cublasCreate(&h));
-  return CublasHandle(h, CublasDestroy{device});
+  return CublasHandle(h, CublasDestroy{current_device()});  // (asked after: memory.hpp says why)
 }
 
 }  // namespace simkit::cuda

@@ -33,11 +33,15 @@ class DeviceGuard {
   void* previous_ = nullptr;  // the thread's driver context before (a CUcontext; null: none)
 };
 
-// The calling thread's current device (the one a new allocation, stream or event belongs to).
-int current_device();
+// The calling thread's current device: the one an allocation, stream or event just made
+// belongs to (ask after making it: on a thread whose guard has ended the runtime still
+// names the guard's device, yet makes GPU 0's context for the next call). 0 where the
+// runtime cannot say.
+int current_device() noexcept;
 
 // For destructors and cleanup paths: `device` selected while this lives, where the driver
-// allows it (at the process's end it may not: then nothing), never throwing. What they let
+// allows it (at the process's end it may not: then nothing; nor for a device below 0, not
+// known), never throwing. What they let
 // go (device memory, pinned memory, streams, events, locks) goes through its own device:
 // on a thread without a context the runtime would make GPU 0's to do it (150 ms for a rank
 // on GPU 1, call 144), and on a thread holding another GPU it would ask the wrong one.

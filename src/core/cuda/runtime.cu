@@ -48,13 +48,13 @@ const ContextCalls& context_calls() {
 }
 
 // The device whose context allocated `ptr` (asked of the driver, which needs no current
-// context for it); 0 where it cannot say.
+// context for it); -1 where it cannot say.
 int allocating_device(const void* ptr) noexcept {
-  int device = 0;
+  int device = -1;
   try {
     if (context_calls().pointer_attribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                           reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS)
-      device = 0;
+      device = -1;
   } catch (const std::exception&) {
     cudaGetLastError();
   }
@@ -199,13 +199,17 @@ DeviceGuard::DeviceGuard(int device) {
 
 DeviceGuard::~DeviceGuard() { context_calls().set(static_cast<CUcontext>(previous_)); }
 
-int current_device() {
+int current_device() noexcept {
   int device = 0;
-  SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
   return device;
 }
 
 QuietDeviceGuard::QuietDeviceGuard(int device) noexcept {
+  if (device < 0) return;
   try {
     guard_.emplace(device);
   } catch (const std::exception&) {
