@@ -12,7 +12,7 @@
 namespace simkit::cuda {
 
 struct CublasDestroy {
-  int device = 0;  // the handle's (current when made): destroyed through it
+  int device = 0;  // the handle's (asked once it is made): destroyed through it
   void operator()(cublasHandle_t h) const {
     const QuietDeviceGuard guard(device);
     cublasDestroy(h);

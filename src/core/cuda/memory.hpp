@@ -41,10 +41,10 @@ int current_device() noexcept;
 
 // For destructors and cleanup paths: `device` selected while this lives, where the driver
 // allows it (at the process's end it may not: then nothing; nor for a device below 0, not
-// known), never throwing. What they let
-// go (device memory, pinned memory, streams, events, locks) goes through its own device:
-// on a thread without a context the runtime would make GPU 0's to do it (150 ms for a rank
-// on GPU 1, call 144), and on a thread holding another GPU it would ask the wrong one.
+// known), never throwing. What they let go (device memory, pinned memory, streams, events,
+// locks) goes through its own device: on a thread without a context the runtime would make
+// GPU 0's to do it (150 ms for a rank on GPU 1, call 144), and on a thread holding another
+// GPU it would ask the wrong one.
 class QuietDeviceGuard {
  public:
   explicit QuietDeviceGuard(int device) noexcept;
