@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/cublas_handle.hpp"
 #include "engine/cuda/dot_candidates.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/staged_copy.hpp"
@@ -276,7 +277,7 @@ struct GpuIndex final : gpu::BlockScorer {
     cuda::DeviceBuffer<std::byte> gathered;  // a streamed model's listed rows
     std::optional<cuda::Stream> stream;
   } exact;
-  cublasHandle_t cublas = nullptr;
+  cuda::CublasHandle cublas;
   gpu::Engine engine;
   const float* directions = nullptr;       // the batch being searched (host)
   std::size_t row_offset = 0;              // the batch's first model row (search_gpu's rows)
@@ -287,7 +288,7 @@ struct GpuIndex final : gpu::BlockScorer {
     cuda::DeviceGuard guard(device);
     const std::size_t elem = element_bytes(precision);
     stride = stored_stride(model.dim, precision);
-    SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas));
+    cublas = cuda::make_cublas();
     const std::size_t model_bytes = model.rows * stride * elem;
     std::size_t budget = options.memory_budget;
     if (budget == 0) budget = gpu_memory(device).free / 10 * 9;
@@ -305,10 +306,6 @@ struct GpuIndex final : gpu::BlockScorer {
     }
     if (options.memory_budget != 0)
       work_budget = options.memory_budget - (resident ? model_bytes : 0) - shadow_bytes;
-  }
-  ~GpuIndex() override {
-    const cuda::QuietDeviceGuard guard(device);
-    if (cublas != nullptr) cublasDestroy(cublas);
   }
 
   template <typename Fn>
@@ -458,13 +455,13 @@ struct GpuIndex final : gpu::BlockScorer {
       return;
     }
     // tile (row-major a x b, stride ld) seen column-major is (b x a): E^T(b x k) * Q(k x a).
-    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas, stream));
+    SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas.get(), stream));
     const float one = 1.0f, zero = 0.0f;
     cudaDataType_t type = CUDA_R_32F;
     cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
     with_type([&](auto tag) { type = Element<decltype(tag)>::type; });
     if (precision == Precision::Tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
-    SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
+    SIMKIT_CUBLAS_CHECK(cublasGemmEx(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(b.size()),
                                      static_cast<int>(a.size()), static_cast<int>(stride), &one, rows_b,
                                      type, static_cast<int>(stride), a_slot, type,
                                      static_cast<int>(stride), &zero, tile, CUDA_R_32F,

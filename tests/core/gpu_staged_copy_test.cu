@@ -140,15 +140,26 @@ bool gpu0_context_made() {
   return active != 0;
 }
 
+// The GPUs seen, and a check that GPU 0's context stays unmade: possible on two GPUs or more
+// in a process that has not yet used GPU 0 (ctest runs each test in its own).
+struct Gpu0Watch {
+  int count = 0;
+  bool unused = false;  // GPU 0's context not yet made when the watch began
+  Gpu0Watch() {
+    EXPECT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+    unused = count > 1 && !gpu0_context_made();
+  }
+  void expect_still_unused() const {
+    if (unused) EXPECT_FALSE(gpu0_context_made());
+  }
+};
+
 TEST(GpuDeviceGuard, GivesTheThreadBackItsContextOrNone) {
   SIMKIT_REQUIRE_GPU();
-  int count = 0;
-  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
-  const int last = count - 1;
+  const Gpu0Watch gpus;
+  const int last = gpus.count - 1;
   // A fresh thread has no context; the guard's device is current inside it, and none after
-  // (not GPU 0's, which the runtime would name: on two GPUs or more, in a process that has
-  // not used GPU 0, its context is not made).
-  const bool gpu0_unused = count > 1 && !gpu0_context_made();
+  // (not GPU 0's, which the runtime would name: its context is not made).
   std::thread([&] {
     const CUcontext before = current_context();
     EXPECT_EQ(before, nullptr);
@@ -161,7 +172,7 @@ TEST(GpuDeviceGuard, GivesTheThreadBackItsContextOrNone) {
     }
     EXPECT_EQ(current_context(), nullptr);
   }).join();
-  if (gpu0_unused) EXPECT_FALSE(gpu0_context_made());
+  gpus.expect_still_unused();
   // A thread on GPU 0 is on GPU 0 again after a guard for the last GPU (and for GPU 0).
   std::thread([&] {
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
@@ -178,15 +189,11 @@ TEST(GpuDeviceGuard, GivesTheThreadBackItsContextOrNone) {
 
 TEST(GpuPageLock, LetGoOnAThreadWithoutAContextLeavesItWithout) {
   SIMKIT_REQUIRE_GPU();
-  int count = 0;
-  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  const Gpu0Watch gpus;  // nothing below may make GPU 0's context
   std::vector<std::uint8_t> host(cuda::kPageLockMinBytes);
   std::optional<cuda::PageLock> lock;
-  // On two GPUs or more, in a process that has not yet used GPU 0 (ctest runs each test in
-  // its own), nothing below may make GPU 0's context.
-  const bool gpu0_unused = count > 1 && !gpu0_context_made();
   std::thread([&] {
-    const cuda::DeviceGuard guard(count - 1);
+    const cuda::DeviceGuard guard(gpus.count - 1);
     lock.emplace(host.data(), host.size());
   }).join();
   ASSERT_TRUE(lock->locked());
@@ -197,7 +204,7 @@ TEST(GpuPageLock, LetGoOnAThreadWithoutAContextLeavesItWithout) {
     lock.reset();
     EXPECT_EQ(current_context(), nullptr);
   }).join();
-  if (gpu0_unused) EXPECT_FALSE(gpu0_context_made());
+  gpus.expect_still_unused();
   EXPECT_FALSE(cuda::page_locked(host.data()));
 }
 
@@ -243,14 +250,11 @@ struct Handles {
 
 TEST(GpuHandles, LetGoOnAThreadWithoutAContextLeaveItWithout) {
   SIMKIT_REQUIRE_GPU();
-  int count = 0;
-  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
-  const int last = count - 1;
+  const Gpu0Watch gpus;
+  const int count = gpus.count, last = count - 1;
   // Each handle made on the last GPU, then let go on a fresh thread: each goes through its
-  // own device, and the thread is left without a context (on two GPUs or more, in a process
-  // that has not yet used GPU 0, its context is not made either).
-  const bool gpu0_unused = count > 1 && !gpu0_context_made();
-  if (count > 1 && !gpu0_unused) std::printf("(GPU 0's context made before this test: run it alone to check it is not)\n");
+  // own device, and the thread is left without a context (nor is GPU 0's made).
+  if (count > 1 && !gpus.unused) std::printf("(GPU 0's context made before this test: run it alone to check it is not)\n");
   Handles handles;
   handles.make_on(last);
   std::thread([&] {
@@ -258,7 +262,7 @@ TEST(GpuHandles, LetGoOnAThreadWithoutAContextLeaveItWithout) {
     handles.let_go();
     EXPECT_EQ(current_context(), nullptr);
   }).join();
-  if (gpu0_unused) EXPECT_FALSE(gpu0_context_made());
+  gpus.expect_still_unused();
   std::thread([&] {
     const cuda::DeviceGuard guard(last);
     EXPECT_FALSE(cuda::page_locked(handles.pinned_at));

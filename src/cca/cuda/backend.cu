@@ -19,6 +19,7 @@
 #include "cca/backend.hpp"
 #include "cca/cuda/steps.hpp"
 #include "core/cuda/check.hpp"
+#include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/solver_check.hpp"
 #include "simkit/error.hpp"
@@ -64,7 +65,6 @@ class GpuBackend final : public Backend {
   GpuBackend(std::size_t dims, int device) : device_(make_current(device)), d_(dims) {
     // The kernels put a column per grid row.
     if (dims > 65535) throw UsageError("the GPU path takes tuples of at most 65,535 columns");
-    SIMKIT_CUBLAS_CHECK(cublasCreate(&blas_));
     SIMKIT_CUBLAS_CHECK(cublasSetStream(blas_, stream_.get()));
     SIMKIT_CUSOLVER_CHECK(cusolverDnCreate(&solver_));
     SIMKIT_CUSOLVER_CHECK(cusolverDnSetStream(solver_, stream_.get()));
@@ -79,8 +79,7 @@ class GpuBackend final : public Backend {
     const cuda::QuietDeviceGuard guard(device_);
     if (jacobi_ != nullptr) cusolverDnDestroySyevjInfo(jacobi_);
     if (params_ != nullptr) cusolverDnDestroyParams(params_);
-    cusolverDnDestroy(solver_);
-    cublasDestroy(blas_);
+    if (solver_ != nullptr) cusolverDnDestroy(solver_);
   }
 
   void bind() override { make_current(device_); }
@@ -367,7 +366,8 @@ class GpuBackend final : public Backend {
   int device_;  // first: current before the stream and buffers below are made on it
   std::size_t d_;
   cuda::Stream stream_;
-  cublasHandle_t blas_ = nullptr;
+  cuda::CublasHandle blas_handle_ = cuda::make_cublas();
+  cublasHandle_t blas_ = blas_handle_.get();
   cusolverDnHandle_t solver_ = nullptr;
   syevjInfo_t jacobi_ = nullptr;
   cusolverDnParams_t params_ = nullptr;

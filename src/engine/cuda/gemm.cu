@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/cuda/check.hpp"
+#include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/text.hpp"
 #include "engine/cuda/tiled_gemm.cuh"
@@ -213,90 +214,84 @@ std::vector<Timing> study(const StudyOptions& options) {
   fill_kernel<<<1024, 256>>>(a.get(), count, 1);
   fill_kernel<<<1024, 256>>>(b.get(), count, 2);
   SIMKIT_CUDA_CHECK_LAUNCH();
-  cublasHandle_t blas = nullptr;
-  SIMKIT_CUBLAS_CHECK(cublasCreate(&blas));
+  const cuda::CublasHandle handle = cuda::make_cublas();
+  cublasHandle_t blas = handle.get();
   const auto time = [&](auto&& body) { return median_ms(options.reps, body); };
   std::vector<Timing> out;
-  try {
-    for (const std::size_t s : options.sizes) {
-      const int n = static_cast<int>(s);
-      const double flops = 2.0 * double(s) * double(s) * double(s);
-      const float one = 1, zero = 0;
-      // Row-major C = A B is column-major C^T = B^T A^T.
-      const auto cublas = [&](float* into) {
-        SIMKIT_CUBLAS_CHECK(
-            cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b.get(), n, a.get(), n, &zero, into, n));
-      };
-      for (const bool tf32 : {false, true}) {
-        SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
-        const double ms = time([&] { cublas(tf32 ? c.get() : ref.get()); });
-        out.push_back({tf32 ? "cuBLAS tf32" : "cuBLAS fp32", s, ms, flops / ms / 1e9, 0});
-      }
-      SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
-      cublas(ref.get());  // the fp32 reference
-      for (const Entry& e : entries()) {
-        SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));  // NaN: every entry must be written
-        const double ms = time([&] { e.launch(s, s, s, a.get(), b.get(), c.get(), nullptr); });
-        out.push_back({e.tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get())});
-      }
-      // C = A . B^T (B as rows along K, the tensor-core kernel's layout): cuBLAS TF32 and
-      // fp32 (the reference) on it, then each tensor tile.
-      if (tensor_tiles().empty() || s % 4 != 0) continue;  // the tensor tiles take K a multiple of 4
-      const auto cublas_nt = [&](float* into) {
-        SIMKIT_CUBLAS_CHECK(
-            cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b.get(), n, a.get(), n, &zero, into, n));
-      };
-      // The exact product (float64, cuBLAS DGEMM on the operands widened) for every row's
-      // error against it.
-      cuda::DeviceBuffer<double> a64(s * s), b64(s * s), c64(s * s);
-      widen_kernel<<<1024, 256>>>(a.get(), a64.get(), s * s);
-      widen_kernel<<<1024, 256>>>(b.get(), b64.get(), s * s);
-      SIMKIT_CUDA_CHECK_LAUNCH();
-      const double one64 = 1, zero64 = 0;
+  for (const std::size_t s : options.sizes) {
+    const int n = static_cast<int>(s);
+    const double flops = 2.0 * double(s) * double(s) * double(s);
+    const float one = 1, zero = 0;
+    // Row-major C = A B is column-major C^T = B^T A^T.
+    const auto cublas = [&](float* into) {
       SIMKIT_CUBLAS_CHECK(
-          cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one64, b64.get(), n, a64.get(), n, &zero64, c64.get(), n));
-      const auto exact_error = [&](const float* got) { return relative_error(got, c64.get(), s * s, error.get()); };
-      SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_TF32_TENSOR_OP_MATH));
-      const double nt_ms = time([&] { cublas_nt(c.get()); });
-      out.push_back({"cuBLAS tf32 A.B^T", s, nt_ms, flops / nt_ms / 1e9, 0, exact_error(c.get())});
-      SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
-      const double nt_fp32_ms = time([&] { cublas_nt(ref.get()); });
-      out.push_back({"cuBLAS fp32 A.B^T", s, nt_fp32_ms, flops / nt_fp32_ms / 1e9, 0, exact_error(ref.get())});
-      // fp16 operands (s a multiple of 8): cuBLAS on the same layout, then the fp16 tiles.
-      cuda::DeviceBuffer<std::uint16_t> a16(s % 8 == 0 ? s * s : 0), b16(s % 8 == 0 ? s * s : 0);
-      if (s % 8 == 0) {
-        to_fp16(a.get(), s * s, 1.0f, a16.get());
-        to_fp16(b.get(), s * s, 1.0f, b16.get());
-        const double h_ms = time([&] {
-          SIMKIT_CUBLAS_CHECK(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b16.get(), CUDA_R_16F, n,
-                                           a16.get(), CUDA_R_16F, n, &zero, c.get(), CUDA_R_32F, n,
-                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-        });
-        out.push_back({"cuBLAS fp16 A.B^T", s, h_ms, flops / h_ms / 1e9, 0, exact_error(c.get())});
-      }
-      for (const TensorTile& tile : tensor_tiles()) {
-        if (tile.fp16 && s % 8 != 0) continue;
-        SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));
-        const double ms = time([&] {
-          if (tile.fp16)
-            multiply_fp16(tile, s, s, s, a16.get(), b16.get(), c.get());
-          else
-            multiply_tf32(tile, s, s, s, a.get(), b.get(), c.get());
-        });
-        out.push_back({tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get()),
-                       exact_error(c.get())});
-      }
-      // fp32 accuracy as three TF32 products (the split included in the time).
-      SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));
-      const double x3_ms = time([&] { multiply_tf32x3(s, s, s, a.get(), b.get(), c.get()); });
-      out.push_back({"wgmma 3xTF32 (fp32) 128x128/6", s, x3_ms, flops / x3_ms / 1e9,
-                     relative_error(c.get(), ref.get(), s * s, error.get()), exact_error(c.get())});
+          cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b.get(), n, a.get(), n, &zero, into, n));
+    };
+    for (const bool tf32 : {false, true}) {
+      SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+      const double ms = time([&] { cublas(tf32 ? c.get() : ref.get()); });
+      out.push_back({tf32 ? "cuBLAS tf32" : "cuBLAS fp32", s, ms, flops / ms / 1e9, 0});
     }
-  } catch (...) {
-    cublasDestroy(blas);
-    throw;
+    SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
+    cublas(ref.get());  // the fp32 reference
+    for (const Entry& e : entries()) {
+      SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));  // NaN: every entry must be written
+      const double ms = time([&] { e.launch(s, s, s, a.get(), b.get(), c.get(), nullptr); });
+      out.push_back({e.tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get())});
+    }
+    // C = A . B^T (B as rows along K, the tensor-core kernel's layout): cuBLAS TF32 and
+    // fp32 (the reference) on it, then each tensor tile.
+    if (tensor_tiles().empty() || s % 4 != 0) continue;  // the tensor tiles take K a multiple of 4
+    const auto cublas_nt = [&](float* into) {
+      SIMKIT_CUBLAS_CHECK(
+          cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b.get(), n, a.get(), n, &zero, into, n));
+    };
+    // The exact product (float64, cuBLAS DGEMM on the operands widened) for every row's
+    // error against it.
+    cuda::DeviceBuffer<double> a64(s * s), b64(s * s), c64(s * s);
+    widen_kernel<<<1024, 256>>>(a.get(), a64.get(), s * s);
+    widen_kernel<<<1024, 256>>>(b.get(), b64.get(), s * s);
+    SIMKIT_CUDA_CHECK_LAUNCH();
+    const double one64 = 1, zero64 = 0;
+    SIMKIT_CUBLAS_CHECK(
+        cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one64, b64.get(), n, a64.get(), n, &zero64, c64.get(), n));
+    const auto exact_error = [&](const float* got) { return relative_error(got, c64.get(), s * s, error.get()); };
+    SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_TF32_TENSOR_OP_MATH));
+    const double nt_ms = time([&] { cublas_nt(c.get()); });
+    out.push_back({"cuBLAS tf32 A.B^T", s, nt_ms, flops / nt_ms / 1e9, 0, exact_error(c.get())});
+    SIMKIT_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
+    const double nt_fp32_ms = time([&] { cublas_nt(ref.get()); });
+    out.push_back({"cuBLAS fp32 A.B^T", s, nt_fp32_ms, flops / nt_fp32_ms / 1e9, 0, exact_error(ref.get())});
+    // fp16 operands (s a multiple of 8): cuBLAS on the same layout, then the fp16 tiles.
+    cuda::DeviceBuffer<std::uint16_t> a16(s % 8 == 0 ? s * s : 0), b16(s % 8 == 0 ? s * s : 0);
+    if (s % 8 == 0) {
+      to_fp16(a.get(), s * s, 1.0f, a16.get());
+      to_fp16(b.get(), s * s, 1.0f, b16.get());
+      const double h_ms = time([&] {
+        SIMKIT_CUBLAS_CHECK(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b16.get(), CUDA_R_16F, n,
+                                         a16.get(), CUDA_R_16F, n, &zero, c.get(), CUDA_R_32F, n,
+                                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      });
+      out.push_back({"cuBLAS fp16 A.B^T", s, h_ms, flops / h_ms / 1e9, 0, exact_error(c.get())});
+    }
+    for (const TensorTile& tile : tensor_tiles()) {
+      if (tile.fp16 && s % 8 != 0) continue;
+      SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));
+      const double ms = time([&] {
+        if (tile.fp16)
+          multiply_fp16(tile, s, s, s, a16.get(), b16.get(), c.get());
+        else
+          multiply_tf32(tile, s, s, s, a.get(), b.get(), c.get());
+      });
+      out.push_back({tile.name(), s, ms, flops / ms / 1e9, relative_error(c.get(), ref.get(), s * s, error.get()),
+                     exact_error(c.get())});
+    }
+    // fp32 accuracy as three TF32 products (the split included in the time).
+    SIMKIT_CUDA_CHECK(cudaMemset(c.get(), 0xFF, s * s * sizeof(float)));
+    const double x3_ms = time([&] { multiply_tf32x3(s, s, s, a.get(), b.get(), c.get()); });
+    out.push_back({"wgmma 3xTF32 (fp32) 128x128/6", s, x3_ms, flops / x3_ms / 1e9,
+                   relative_error(c.get(), ref.get(), s * s, error.get()), exact_error(c.get())});
   }
-  cublasDestroy(blas);
   return out;
 }
 

@@ -569,12 +569,8 @@ std::vector<std::uint32_t> predict_gpu(const Model& model, const Dataset& data, 
                                        int device) {
   const cuda::DeviceGuard guard(device);
   const cuda::Stream stream;
-  cublasHandle_t cublas = nullptr;
-  SIMKIT_CUBLAS_CHECK(cublasCreate(&cublas));
-  struct Release {
-    cublasHandle_t h;
-    ~Release() { cublasDestroy(h); }
-  } release{cublas};
+  const cuda::CublasHandle blas = cuda::make_cublas();
+  cublasHandle_t cublas = blas.get();
   SIMKIT_CUBLAS_CHECK(cublasSetStream(cublas, stream.get()));
   const std::size_t count = model.count(), dims = model.dims;
   cuda::DeviceBuffer<float> prototypes(count * dims), norms(count);
