@@ -75,8 +75,21 @@ void prepare_rate_gpu(int device);
 // The host's part of match_shared's GPU work on `signatures` (the 7-gram index's plan:
 // block-size groups and codes, a tenth of a second at a million signatures), made ahead
 // by a caller with time to spare while its GPUs start. Null in a CPU-only build.
+// `memory_budget` (bytes, 0: as much as each GPU has free): what the index and its
+// candidates may take on a GPU.
 struct GpuPlan;
-std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures);
+std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures,
+                                              std::size_t memory_budget = 0);
+// The 7-gram index's device bytes and the room it may take on GPU `device` (the plan's
+// memory budget, else half this process's share of the GPU's free memory). match_shared
+// matches through the index where every worker's GPU has the room, and scores every
+// compatible pair otherwise: work that grows as the square of the list. `bytes` is 0
+// where no index can be built for the signatures (2^31 keys or more, a part outside base64).
+struct GpuIndexRoom {
+  std::size_t bytes = 0, room = 0;
+  bool fits() const { return bytes != 0 && bytes <= room; }
+};
+GpuIndexRoom gpu_index_room(const GpuPlan& plan, int device);
 // The plan's signature codes, which every GPU uploads, page-locked once a process through
 // GPU `device`'s context, made here if the driver has not made it yet (what the first GPU
 // worker does otherwise), by a program while its GPUs start. Leaves `device` current on

@@ -77,6 +77,7 @@ struct GpuPlan {
   std::shared_ptr<const IndexPlan> index;
   const ctph::Prepared* data = nullptr;
   std::size_t count = 0;
+  std::size_t memory_budget = 0;  // the device bytes the index and its candidates may take (0: as they find)
 };
 
 // The plan's codes page-locked, once a process (what the first GPU worker does otherwise),
@@ -88,8 +89,15 @@ void lock_codes(const IndexPlan& plan, int device);
 // `device`'s free memory (the ranks of a host on one GPU share it): their keys counted,
 // before any plan is made.
 bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device);
-// The same for signatures planned (their keys counted by the plan).
-bool index_fits_gpu(const IndexPlan& plan, int device);
+// The same for signatures planned (their keys counted by the plan), or within `budget`
+// bytes where it is not 0.
+bool index_fits_gpu(const IndexPlan& plan, int device, std::size_t budget = 0);
+// The index's device bytes, and what it may take on `device`: `budget` where it is not 0,
+// else half this process's share of the free memory.
+std::pair<std::size_t, std::size_t> index_room(const IndexPlan& plan, int device, std::size_t budget = 0);
+// The candidate pairs a chunk may hold in what the index leaves of `budget` bytes (at
+// least 1: a row's candidates are always taken whole).
+std::size_t pair_budget_within(const IndexPlan& plan, std::size_t budget);
 
 // Every pair of compatible block sizes scored (no index): the fallback. With `share`, the
 // worker's share of each block-size group's rows.

@@ -26,7 +26,13 @@ struct IndexPlan {};
 
 void lock_codes(const IndexPlan&, int) {}
 
-bool index_fits_gpu(const IndexPlan&, int) { throw Failure("this simkit was built without CUDA"); }
+bool index_fits_gpu(const IndexPlan&, int, std::size_t) { throw Failure("this simkit was built without CUDA"); }
+
+std::pair<std::size_t, std::size_t> index_room(const IndexPlan&, int, std::size_t) {
+  throw Failure("this simkit was built without CUDA");
+}
+
+std::size_t pair_budget_within(const IndexPlan&, std::size_t) { throw Failure("this simkit was built without CUDA"); }
 
 std::shared_ptr<const IndexPlan> plan_index(const std::vector<ctph::Prepared>&) {
   throw Failure("this simkit was built without CUDA");

@@ -115,9 +115,17 @@ MatchList merge_sorted_runs(MatchList all, const std::vector<std::size_t>& ends)
   return merged;
 }
 
-std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures) {
+std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures,
+                                              std::size_t memory_budget) {
   if (!cuda_built()) return nullptr;
-  return std::make_shared<const GpuPlan>(GpuPlan{plan_index(signatures), signatures.data(), signatures.size()});
+  return std::make_shared<const GpuPlan>(
+      GpuPlan{plan_index(signatures), signatures.data(), signatures.size(), memory_budget});
+}
+
+GpuIndexRoom gpu_index_room(const GpuPlan& plan, int device) {
+  if (plan.index == nullptr) return {};
+  const auto [bytes, room] = index_room(*plan.index, device, plan.memory_budget);
+  return {bytes, room};
 }
 
 void page_lock_plan(const GpuPlan& plan, int device) {
@@ -138,8 +146,9 @@ MatchList match_shared(const std::vector<ctph::Prepared>& signatures, int thresh
   // for the first GPU's start: a GPU the driver readies before it gains only as much.)
   const bool planned = ahead != nullptr && ahead->data == signatures.data() && ahead->count == signatures.size();
   std::shared_ptr<const IndexPlan> plan;
+  const std::size_t budget = planned ? ahead->memory_budget : 0;
   if (!devices.empty() && planned) {  // (its keys counted already)
-    if (ahead->index != nullptr && index_fits_gpu(*ahead->index, devices[0])) plan = ahead->index;
+    if (ahead->index != nullptr && index_fits_gpu(*ahead->index, devices[0], budget)) plan = ahead->index;
   } else if (!devices.empty() && index_fits_gpu(signatures, devices[0])) {
     plan = plan_index(signatures);
   }
@@ -148,15 +157,17 @@ MatchList match_shared(const std::vector<ctph::Prepared>& signatures, int thresh
   if (parts.total > 1 && !devices.empty()) index = cluster::min(index ? 1 : 0) == 1;
   if (!index) plan = nullptr;  // (every pair scored: the plan's memory back first)
   clock.mark("the index's plan");
+  const std::size_t pair_budget = index && budget != 0 ? pair_budget_within(*plan, budget) : 0;  // (0: as they find)
   if (index && parts.local > 1) {
     // A process's GPUs take pieces of its rows as they ask for them, so that one the driver
     // readies first starts first; their matches come down as one run.
-    found[0].push_back(match_indexed_dealt(*plan, threshold, devices, Share{parts.first, parts.total}, ms));
+    found[0].push_back(
+        match_indexed_dealt(*plan, threshold, devices, Share{parts.first, parts.total}, ms, pair_budget));
   } else {
     run_parts(parts.local, [&](std::size_t w) {
       const Share share{parts.first + w, parts.total};
       if (devices.empty()) found[w].push_back(match_all(signatures, threshold, progress, share));
-      else if (index) found[w] = match_indexed_runs(*plan, threshold, devices[w], &ms[w], share, nullptr);
+      else if (index) found[w] = match_indexed_runs(*plan, threshold, devices[w], &ms[w], share, nullptr, pair_budget);
       else found[w].push_back(match_every_pair_gpu(signatures, threshold, devices[w], &ms[w], share));
     });
   }

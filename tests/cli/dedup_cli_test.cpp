@@ -246,7 +246,8 @@ TEST(DedupCli, AutoDeviceKeepsSmallJobsOnTheCpu) {
 
 // ssdeep mode: a list of 160,000 signatures (families of near copies) takes the GPU under
 // --device auto, read for it (the parts' texts alone), and gives the CPU's pairs. Without
-// a GPU, auto falls back to the CPU after that reading, whose substrings are added then.
+// a GPU, auto falls back to the CPU after that reading, whose substrings are added then;
+// so does auto where the GPU's index has no room.
 TEST(DedupCli, LargeListsGiveTheCpusPairsUnderAutoDevice) {
   test::TempDir dir;
   test::Random random;
@@ -279,6 +280,23 @@ TEST(DedupCli, LargeListsGiveTheCpusPairsUnderAutoDevice) {
   const auto list_cpu = test::run_simkit({"dedup", "--device", "cpu", "-q", (dir / "list.ssd").string()});
   EXPECT_EQ(list_auto.out, list_cpu.out);
   EXPECT_GT(std::count(list_cpu.out.begin(), list_cpu.out.end(), '\n'), 160000);
+  if (!test::gpu_available()) return;
+  // The GPU's index given no room (--memory-budget): auto matches through the CPU's index,
+  // an explicit cuda scores every compatible pair on the GPU; each says so, in one line.
+  const auto no_room = [&](const char* device) {
+    const auto r = test::run_simkit({"dedup", "--device", device, "--memory-budget", "1M", "--timings", "-q",
+                                     (dir / "list.ssd").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, list_cpu.out) << device;
+    return r.err;
+  };
+  const std::string auto_err = no_room("auto");
+  EXPECT_NE(auto_err.find("the GPU's 7-gram index of 160000 signatures takes"), std::string::npos) << auto_err;
+  EXPECT_NE(auto_err.find("(--memory-budget): matching through the CPU's index instead"), std::string::npos) << auto_err;
+  EXPECT_NE(auto_err.find(" on cpu"), std::string::npos) << auto_err;
+  const std::string cuda_err = no_room("cuda");
+  EXPECT_NE(cuda_err.find("the GPU scores every compatible pair instead"), std::string::npos) << cuda_err;
+  EXPECT_EQ(cuda_err.find(" on cpu"), std::string::npos) << cuda_err;
 }
 
 }  // namespace

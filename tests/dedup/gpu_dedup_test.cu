@@ -163,6 +163,19 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
     dedup::page_lock_plan(*locked, 0);
     EXPECT_EQ(dedup::match_shared(prepared, threshold, {0, 0}, nullptr, nullptr, locked), want)
         << "match_shared with its plan made and locked ahead, threshold " << threshold;
+    // A memory budget: the index's room is the budget. One that holds the index and a few
+    // candidate pairs besides (chunks of a few rows), then one too small (every pair scored).
+    const std::size_t index_bytes = dedup::gpu_index_room(*locked, 0).bytes;
+    ASSERT_GT(index_bytes, 0u);
+    for (const std::size_t budget : {index_bytes + 200 * 72, index_bytes - 1}) {
+      const auto budgeted = dedup::plan_gpu_match(prepared, budget);
+      const dedup::GpuIndexRoom room = dedup::gpu_index_room(*budgeted, 0);
+      EXPECT_EQ(room.bytes, index_bytes);
+      EXPECT_EQ(room.room, budget);
+      EXPECT_EQ(room.fits(), budget > index_bytes);
+      EXPECT_EQ(dedup::match_shared(prepared, threshold, {0, 0}, nullptr, nullptr, budgeted), want)
+          << "match_shared within " << budget << " bytes, threshold " << threshold;
+    }
   }
   EXPECT_TRUE(dedup::index_fits_gpu(prepared, 0));
   // A hand-made part outside base64: no index (every worker alike), and the answer still
@@ -171,6 +184,8 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
   ASSERT_TRUE(ctph::prepare("3:abc#defghij:abcdefgh", odd.emplace_back()));
   EXPECT_FALSE(dedup::match_indexed_gpu(odd, 1, 0, nullptr, {}).has_value());
   EXPECT_EQ(dedup::match_all_gpu(odd, 1, 0), dedup::match_all(odd, 1));
+  EXPECT_EQ(dedup::gpu_index_room(*dedup::plan_gpu_match(odd), 0).bytes, 0u);
+  EXPECT_FALSE(dedup::gpu_index_room(*dedup::plan_gpu_match(odd), 0).fits());
   // A hand-made part longer than 64 characters: no index either.
   auto long_part = prepared;
   long_part.back().first.text.assign(65, 'a');

@@ -256,6 +256,33 @@ std::uint64_t listed_signatures_estimate(const std::vector<std::string>& paths) 
   return estimate;
 }
 
+// Whether the GPU's 7-gram index of the planned signatures has room on every rank's GPU
+// (its memory, or --memory-budget). Where it has not, the GPU would score every compatible
+// pair, work that grows as the square of the list: --device auto then takes the CPU's
+// index, in host memory (false), and an explicit --device cuda is obeyed and told so.
+bool gpu_index_has_room(const dedup::GpuPlan& plan, int gpu, std::size_t signatures, DeviceSpec::Kind kind,
+                        bool budget_given) {
+  const dedup::GpuIndexRoom room = dedup::gpu_index_room(plan, gpu);
+  if (cluster::min(room.fits() ? 1 : 0) == 1) return true;
+  const auto size = [](std::size_t bytes) {  // (binary units, as --memory-budget reads them)
+    return bytes >= (std::size_t{1} << 30) ? fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30))
+                                           : fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+  };
+  const std::string why =
+      room.bytes == 0 ? fmt::format("no 7-gram index can be built for these {} signatures", signatures)
+      : room.fits()   ? fmt::format("the GPU's 7-gram index of {} signatures does not fit another rank's GPU", signatures)
+                      : fmt::format("the GPU's 7-gram index of {} signatures takes {}, more than its room of {} ({})",
+                                    signatures, size(room.bytes), size(room.room),
+                                    budget_given ? "--memory-budget" : "half the GPU's free memory");
+  if (kind == DeviceSpec::Kind::Auto) {
+    note(why + ": matching through the CPU's index instead (--device cuda would score every compatible pair on the GPU)");
+    return false;
+  }
+  note(why + ": the GPU scores every compatible pair instead, work that grows as the square of the list "
+             "(--device cpu matches through the CPU's index)");
+  return true;
+}
+
 int run_dedup(DedupOptions& options) {
   if (options.mode != "ssdeep" && options.mode != "edit-rate")
     throw UsageError(fmt::format("--mode {}: expected ssdeep or edit-rate", quote(options.mode)));
@@ -308,7 +335,8 @@ int run_dedup(DedupOptions& options) {
         dedup::prepare_signatures(in, gpu_likely ? ctph::Substrings::left_out : ctph::Substrings::made);
     const double prepare_s = seconds_since(prepare_start);
     // The GPU's host work made while its driver starts.
-    std::shared_ptr<const dedup::GpuPlan> plan = gpu_likely ? dedup::plan_gpu_match(prepared) : nullptr;
+    std::shared_ptr<const dedup::GpuPlan> plan =
+        gpu_likely ? dedup::plan_gpu_match(prepared, context.memory_budget) : nullptr;
     const double plan_s = seconds_since(prepare_start) - prepare_s;
     // Its codes, which every GPU uploads, page-locked meanwhile through the first GPU's
     // context (else the job locks them first, on its own time).
@@ -316,6 +344,9 @@ int run_dedup(DedupOptions& options) {
     const double lock_s = seconds_since(prepare_start) - prepare_s - plan_s;
     context.device = device_for_this_job();
     const double wait_s = seconds_since(prepare_start) - prepare_s - plan_s - lock_s;
+    if (plan && context.device.cuda && !gpu_index_has_room(*plan, context.device.index, prepared.size(), kind,
+                                                            context.memory_budget != 0))
+      context.device = device_for_job(options.common, false);  // the CPU
     if (gpu_likely && !context.device.cuda) {
       plan = nullptr;
       dedup::add_substrings(prepared);

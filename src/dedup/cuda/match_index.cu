@@ -699,8 +699,21 @@ void lock_codes(const IndexPlan& plan, int device) {
   lock_codes_once(plan);
 }
 
-bool index_fits_gpu(const IndexPlan& plan, int device) {
-  return index_fits(plan.offset.back(), plan.offset.size() - 1, device);
+std::pair<std::size_t, std::size_t> index_room(const IndexPlan& plan, int device, std::size_t budget) {
+  const std::size_t bytes = index_bytes(plan.offset.back(), plan.offset.size() - 1);
+  if (budget != 0) return {bytes, budget};
+  const cuda::DeviceGuard guard(device);
+  return {bytes, device_memory_share() / 2};
+}
+
+bool index_fits_gpu(const IndexPlan& plan, int device, std::size_t budget) {
+  const auto [bytes, room] = index_room(plan, device, budget);
+  return bytes <= room;
+}
+
+std::size_t pair_budget_within(const IndexPlan& plan, std::size_t budget) {
+  const std::size_t needed = index_bytes(plan.offset.back(), plan.offset.size() - 1);
+  return std::max<std::size_t>((budget > needed ? budget - needed : 0) / kPairBytes, 1);
 }
 
 bool index_fits_gpu(const std::vector<ctph::Prepared>& signatures, int device) {
