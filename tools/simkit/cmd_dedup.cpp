@@ -256,13 +256,14 @@ std::uint64_t listed_signatures_estimate(const std::vector<std::string>& paths) 
   return estimate;
 }
 
-// Whether the GPU's 7-gram index of the planned signatures has room on every rank's GPU
-// (its memory, or --memory-budget). Where it has not, the GPU would score every compatible
-// pair, work that grows as the square of the list: --device auto then takes the CPU's
-// index, in host memory (false), and an explicit --device cuda is obeyed and told so.
-bool gpu_index_has_room(const dedup::GpuPlan& plan, int gpu, std::size_t signatures, DeviceSpec::Kind kind,
+// Whether the GPU's 7-gram index of the planned signatures (null: none asked for) has room
+// on every rank's GPU (its memory, or --memory-budget); every rank asks. Where it has not,
+// the GPU would score every compatible pair, work that grows as the square of the list:
+// --device auto then takes the CPU's index, in host memory (false), and an explicit
+// --device cuda is obeyed and told so.
+bool gpu_index_has_room(const dedup::GpuPlan* plan, int gpu, std::size_t signatures, DeviceSpec::Kind kind,
                         bool budget_given) {
-  const dedup::GpuIndexRoom room = dedup::gpu_index_room(plan, gpu);
+  const dedup::GpuIndexRoom room = plan != nullptr ? dedup::gpu_index_room(*plan, gpu) : dedup::GpuIndexRoom{1, 1};
   if (cluster::min(room.fits() ? 1 : 0) == 1) return true;
   const auto size = [](std::size_t bytes) {  // (binary units, as --memory-budget reads them)
     return bytes >= (std::size_t{1} << 30) ? fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30))
@@ -344,8 +345,8 @@ int run_dedup(DedupOptions& options) {
     const double lock_s = seconds_since(prepare_start) - prepare_s - plan_s;
     context.device = device_for_this_job();
     const double wait_s = seconds_since(prepare_start) - prepare_s - plan_s - lock_s;
-    if (plan && context.device.cuda && !gpu_index_has_room(*plan, context.device.index, prepared.size(), kind,
-                                                            context.memory_budget != 0))
+    if (!gpu_index_has_room(context.device.cuda ? plan.get() : nullptr, context.device.index, prepared.size(), kind,
+                            context.memory_budget != 0))
       context.device = device_for_job(options.common, false);  // the CPU
     if (gpu_likely && !context.device.cuda) {
       plan = nullptr;
