@@ -82,7 +82,8 @@ std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>&
                                               std::size_t memory_budget = 0);
 // The 7-gram index's device bytes and the room it may take on GPU `device` (the plan's
 // memory budget, else half this process's share of the GPU's free memory). match_shared
-// matches through the index where every worker's GPU has the room, and scores every
+// matches through the index where the first GPU of every rank has the room (as this call
+// found it, where it was made: the free memory is not read again), and scores every
 // compatible pair otherwise: work that grows as the square of the list. `bytes` is 0
 // where no index can be built for the signatures (2^31 keys or more, a part outside base64).
 struct GpuIndexRoom {

@@ -78,6 +78,9 @@ struct GpuPlan {
   const ctph::Prepared* data = nullptr;
   std::size_t count = 0;
   std::size_t memory_budget = 0;  // the device bytes the index and its candidates may take (0: as they find)
+  // The room gpu_index_room last found (on the first GPU): match_shared then decides as
+  // its caller did, not on a second reading of the free memory.
+  mutable std::optional<GpuIndexRoom> room_found;
 };
 
 // The plan's codes page-locked, once a process (what the first GPU worker does otherwise),

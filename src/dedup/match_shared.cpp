@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <tuple>
 
 #include <oneapi/tbb/parallel_for.h>
 
@@ -123,9 +124,10 @@ std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>&
 }
 
 GpuIndexRoom gpu_index_room(const GpuPlan& plan, int device) {
-  if (plan.index == nullptr) return {};
-  const auto [bytes, room] = index_room(*plan.index, device, plan.memory_budget);
-  return {bytes, room};
+  GpuIndexRoom found;
+  if (plan.index != nullptr) std::tie(found.bytes, found.room) = index_room(*plan.index, device, plan.memory_budget);
+  plan.room_found = found;
+  return found;
 }
 
 void page_lock_plan(const GpuPlan& plan, int device) {
@@ -148,7 +150,10 @@ MatchList match_shared(const std::vector<ctph::Prepared>& signatures, int thresh
   std::shared_ptr<const IndexPlan> plan;
   const std::size_t budget = planned ? ahead->memory_budget : 0;
   if (!devices.empty() && planned) {  // (its keys counted already)
-    if (ahead->index != nullptr && index_fits_gpu(*ahead->index, devices[0], budget)) plan = ahead->index;
+    // (As the caller found it, where it asked: gpu_index_room.)
+    if (ahead->index != nullptr &&
+        (ahead->room_found ? ahead->room_found->fits() : index_fits_gpu(*ahead->index, devices[0], budget)))
+      plan = ahead->index;
   } else if (!devices.empty() && index_fits_gpu(signatures, devices[0])) {
     plan = plan_index(signatures);
   }

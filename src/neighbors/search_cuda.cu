@@ -277,8 +277,8 @@ struct GpuIndex final : gpu::BlockScorer {
     cuda::DeviceBuffer<std::byte> gathered;  // a streamed model's listed rows
     std::optional<cuda::Stream> stream;
   } exact;
-  cuda::CublasHandle cublas;
   gpu::Engine engine;
+  cuda::CublasHandle cublas;  // (after the engine: destroyed while the engine's streams it ran on exist)
   const float* directions = nullptr;       // the batch being searched (host)
   std::size_t row_offset = 0;              // the batch's first model row (search_gpu's rows)
   double setup = 0;

@@ -22,6 +22,7 @@
 #include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/solver_check.hpp"
+#include "core/cuda/solver_handle.hpp"
 #include "simkit/error.hpp"
 
 namespace simkit::cca::detail {
@@ -66,7 +67,6 @@ class GpuBackend final : public Backend {
     // The kernels put a column per grid row.
     if (dims > 65535) throw UsageError("the GPU path takes tuples of at most 65,535 columns");
     SIMKIT_CUBLAS_CHECK(cublasSetStream(blas_, stream_.get()));
-    SIMKIT_CUSOLVER_CHECK(cusolverDnCreate(&solver_));
     SIMKIT_CUSOLVER_CHECK(cusolverDnSetStream(solver_, stream_.get()));
     m2_ = cuda::DeviceBuffer<double>(d_ * d_);
     s_ = cuda::DeviceBuffer<double>(d_ * d_);
@@ -79,7 +79,6 @@ class GpuBackend final : public Backend {
     const cuda::QuietDeviceGuard guard(device_);
     if (jacobi_ != nullptr) cusolverDnDestroySyevjInfo(jacobi_);
     if (params_ != nullptr) cusolverDnDestroyParams(params_);
-    if (solver_ != nullptr) cusolverDnDestroy(solver_);
   }
 
   void bind() override { make_current(device_); }
@@ -368,7 +367,8 @@ class GpuBackend final : public Backend {
   cuda::Stream stream_;
   cuda::CublasHandle blas_handle_ = cuda::make_cublas();
   cublasHandle_t blas_ = blas_handle_.get();
-  cusolverDnHandle_t solver_ = nullptr;
+  cuda::SolverHandle solver_handle_ = cuda::make_solver();
+  cusolverDnHandle_t solver_ = solver_handle_.get();
   syevjInfo_t jacobi_ = nullptr;
   cusolverDnParams_t params_ = nullptr;
   std::vector<char> host_work_;

@@ -23,6 +23,7 @@
 #include "core/cuda/cublas_handle.hpp"
 #include "core/cuda/memory.hpp"
 #include "core/cuda/solver_check.hpp"
+#include "core/cuda/solver_handle.hpp"
 #include "core/text.hpp"
 #include "embed/svd.hpp"
 #include "embed/test_matrix.hpp"
@@ -67,16 +68,13 @@ auto on_device_thread(int device, Body body) {
   });
 }
 
-struct SolverDestroy {
-  void operator()(cusolverDnHandle_t h) const { cusolverDnDestroy(h); }
-};
 struct SparseDestroy {
   void operator()(cusparseHandle_t h) const { cusparseDestroy(h); }
 };
 
 struct Handles {
   cuda::CublasHandle blas;
-  std::unique_ptr<std::remove_pointer_t<cusolverDnHandle_t>, SolverDestroy> solver_owned;
+  cuda::SolverHandle solver_owned;
   std::unique_ptr<std::remove_pointer_t<cusparseHandle_t>, SparseDestroy> sparse_owned;
   cusolverDnHandle_t solver = nullptr;
   cusparseHandle_t sparse = nullptr;
@@ -86,11 +84,7 @@ struct Handles {
   Handles() {
     int device = 0;
     SIMKIT_CUDA_CHECK(cudaGetDevice(&device));
-    auto solver_made = on_device_thread(device, [] {
-      cusolverDnHandle_t h = nullptr;
-      SIMKIT_CUSOLVER_CHECK(cusolverDnCreate(&h));
-      return std::unique_ptr<std::remove_pointer_t<cusolverDnHandle_t>, SolverDestroy>(h);
-    });
+    auto solver_made = on_device_thread(device, [] { return cuda::make_solver(); });
     auto sparse_made = on_device_thread(device, [] {
       cusparseHandle_t h = nullptr;
       SIMKIT_CUSPARSE_CHECK(cusparseCreate(&h));
