@@ -103,8 +103,14 @@ std::pair<std::size_t, std::size_t> index_room(const IndexPlan& plan, int device
 std::size_t pair_budget_within(const IndexPlan& plan, std::size_t budget);
 
 // Every pair of compatible block sizes scored (no index): the fallback. With `share`, the
-// worker's share of each block-size group's rows.
+// worker's share of each block-size group's rows. The matches a launch leaves on the
+// device stay within what `memory_budget` leaves after the signatures (0: half this
+// process's share of the free memory): rows are taken in slices where they would not.
 MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
-                               double* device_ms, Share share);
+                               double* device_ms, Share share, std::size_t memory_budget = 0);
+
+// This process's part of the current device's free memory: the ranks of a host that share
+// one GPU share it.
+std::size_t device_memory_share();
 
 }  // namespace simkit::dedup

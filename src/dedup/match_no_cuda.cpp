@@ -14,7 +14,7 @@ std::optional<MatchList> match_indexed_gpu(const std::vector<ctph::Prepared>&, i
   throw Failure("this simkit was built without CUDA");
 }
 
-MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share) {
+MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>&, int, int, double*, Share, std::size_t) {
   throw Failure("this simkit was built without CUDA");
 }
 

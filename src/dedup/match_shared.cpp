@@ -173,7 +173,7 @@ MatchList match_shared(const std::vector<ctph::Prepared>& signatures, int thresh
       const Share share{parts.first + w, parts.total};
       if (devices.empty()) found[w].push_back(match_all(signatures, threshold, progress, share));
       else if (index) found[w] = match_indexed_runs(*plan, threshold, devices[w], &ms[w], share, nullptr, pair_budget);
-      else found[w].push_back(match_every_pair_gpu(signatures, threshold, devices[w], &ms[w], share));
+      else found[w].push_back(match_every_pair_gpu(signatures, threshold, devices[w], &ms[w], share, budget));
     });
   }
   plan = nullptr;

@@ -62,6 +62,37 @@ TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnHardSignatures) {
   }
 }
 
+// Every pair scored under a budget too small for one group's matches: 1,000 copies of a
+// signature (499,500 matches, more than a launch may hold) among near copies, its rows
+// taken in slices, whole and in shares.
+TEST(GpuDedup, EveryPairTakesRowsInSlicesUnderABudget) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  std::vector<std::string> signatures;
+  const std::string common = "6:" + test::random_base64(random, 40, 64) + ":" + test::random_base64(random, 20, 64);
+  for (int i = 0; i < 1000; ++i) signatures.push_back(common);
+  for (int i = 0; i < 300; ++i) {
+    std::string copy = common;
+    copy[2 + random.integer(0, 39)] = test::random_base64(random, 1, 64)[0];
+    signatures.push_back(copy);
+  }
+  const auto prepared = test::prepare_all(signatures);
+  const auto want = dedup::match_all(prepared, 50);
+  ASSERT_GT(want.size(), std::size_t{1} << 19);
+  for (std::size_t budget : {std::size_t{0}, std::size_t{1}}) {
+    EXPECT_EQ(dedup::match_every_pair_gpu(prepared, 50, 0, nullptr, {}, budget), want) << "budget " << budget;
+    dedup::MatchList parts;
+    for (std::size_t part = 0; part < 2; ++part) {
+      const auto mine = dedup::match_every_pair_gpu(prepared, 50, 0, nullptr, {part, 2}, budget);
+      parts.insert(parts.end(), mine.begin(), mine.end());
+    }
+    std::sort(parts.begin(), parts.end(), [](const dedup::Match& p, const dedup::Match& q) {
+      return p.a != q.a ? p.a < q.a : p.b < q.b;
+    });
+    EXPECT_EQ(parts, want) << "two shares, budget " << budget;
+  }
+}
+
 // The 7-gram index against the CPU and against every pair scored: chunks of one row (a
 // tiny budget), the rows shared among three workers, block sizes 0, doubled and past
 // 2^64 / 2, families of near copies, runs of identical signatures (rows that meet their

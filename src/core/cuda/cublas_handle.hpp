@@ -1,29 +1,19 @@
-// A cuBLAS handle that is destroyed with its owner.
+// A cuBLAS handle that is destroyed with its owner (owned_handle.hpp).
 #pragma once
 
 #include <cublas_v2.h>
 
-#include <memory>
-#include <type_traits>
-
 #include "core/cuda/check.hpp"
-#include "core/cuda/memory.hpp"
+#include "core/cuda/owned_handle.hpp"
 
 namespace simkit::cuda {
 
-struct CublasDestroy {
-  int device = 0;  // the handle's (asked once it is made): destroyed through it
-  void operator()(cublasHandle_t h) const {
-    const QuietDeviceGuard guard(device);
-    cublasDestroy(h);
-  }
-};
-using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDestroy>;
+using CublasHandle = OwnedHandle<cublasHandle_t, cublasDestroy>;
 
 inline CublasHandle make_cublas() {
   cublasHandle_t h = nullptr;
   SIMKIT_CUBLAS_CHECK(cublasCreate(&h));
-  return CublasHandle(h, CublasDestroy{current_device()});  // (asked after: memory.hpp says why)
+  return own_handle<cublasHandle_t, cublasDestroy>(h);
 }
 
 }  // namespace simkit::cuda

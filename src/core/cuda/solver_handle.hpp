@@ -1,29 +1,19 @@
-// A cuSOLVER dense handle that is destroyed with its owner, as cublas_handle.hpp's.
+// A cuSOLVER dense handle that is destroyed with its owner (owned_handle.hpp).
 #pragma once
 
 #include <cusolverDn.h>
 
-#include <memory>
-#include <type_traits>
-
-#include "core/cuda/memory.hpp"
+#include "core/cuda/owned_handle.hpp"
 #include "core/cuda/solver_check.hpp"
 
 namespace simkit::cuda {
 
-struct SolverDestroy {
-  int device = 0;  // the handle's (asked once it is made): destroyed through it
-  void operator()(cusolverDnHandle_t h) const {
-    const QuietDeviceGuard guard(device);
-    cusolverDnDestroy(h);
-  }
-};
-using SolverHandle = std::unique_ptr<std::remove_pointer_t<cusolverDnHandle_t>, SolverDestroy>;
+using SolverHandle = OwnedHandle<cusolverDnHandle_t, cusolverDnDestroy>;
 
 inline SolverHandle make_solver() {
   cusolverDnHandle_t h = nullptr;
   SIMKIT_CUSOLVER_CHECK(cusolverDnCreate(&h));
-  return SolverHandle(h, SolverDestroy{current_device()});  // (asked after: memory.hpp says why)
+  return own_handle<cusolverDnHandle_t, cusolverDnDestroy>(h);
 }
 
 }  // namespace simkit::cuda

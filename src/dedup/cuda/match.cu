@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <limits>
 
 #include "core/cuda/check.hpp"
 #include "core/cuda/memory.hpp"
@@ -27,6 +28,7 @@ namespace {
 
 constexpr int kTile = 64;    // x signatures a block, one a thread
 constexpr int kChunk = 512;  // y signatures a block streams
+constexpr std::size_t kFewestHeld = std::size_t{1} << 18;  // matches a launch may always hold (3 MiB)
 
 using gpu::DeviceMatch;
 using gpu::kCodes;
@@ -117,7 +119,7 @@ __global__ void __launch_bounds__(kTile) match_kernel(Parts parts, std::uint32_t
 }  // namespace
 
 MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
-                               double* device_ms, Share share) {
+                               double* device_ms, Share share, std::size_t memory_budget) {
   threshold = std::clamp(threshold, 1, 100);
   std::vector<std::uint64_t> sizes(signatures.size());
   for (std::size_t i = 0; i < signatures.size(); ++i) sizes[i] = signatures[i].block_size;
@@ -143,12 +145,21 @@ MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, in
   cuda::allow_dynamic_shared<match_kernel<true>>(kSmem);
   cuda::allow_dynamic_shared<match_kernel<false>>(kSmem);
 
-  std::size_t capacity = std::size_t{1} << 20;
+  // The matches one launch may leave on the device: what `memory_budget` leaves after the
+  // codes, else half this process's share of the free memory, and at least kFewestHeld
+  // (smaller slices would leave the GPU idle). Where a meeting's matches pass it, its rows
+  // are taken in slices (a tile's matches are always taken whole).
+  const std::size_t held = codes.size() * sizeof(PartCodes) + lengths.size() + groups.order().size() * 4;
+  const std::size_t room = memory_budget != 0 ? (memory_budget > held ? memory_budget - held : 0)
+                                              : device_memory_share() / 2;
+  const std::size_t most = std::max(room / sizeof(DeviceMatch), kFewestHeld);
+  std::size_t capacity = std::min<std::size_t>(std::size_t{1} << 20, most);
   cuda::DeviceBuffer<DeviceMatch> d_out(capacity);
   cuda::DeviceBuffer<unsigned long long> d_count(1);
   std::vector<DeviceMatch> found;
   double total_ms = 0;
   cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
+  std::uint32_t slice = std::numeric_limits<std::uint32_t>::max();  // rows a launch, halved as needed
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
     const auto& gy = groups.groups()[meeting.y];
     auto gx = groups.groups()[meeting.x];
@@ -157,35 +168,40 @@ MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, in
     const RowRange mine = share_rows(gx.end - gx.begin, meeting.same(), share);
     gx.end = gx.begin + static_cast<std::uint32_t>(mine.end);
     gx.begin += static_cast<std::uint32_t>(mine.begin);
-    if (gx.begin == gx.end) continue;
-    const dim3 grid((gx.end - gx.begin + kTile - 1) / kTile, (gy.end - gy.begin + kChunk - 1) / kChunk);
-    if (grid.y > 65535) throw Failure("too many signatures of one block size for the GPU matcher");
-    for (;;) {  // again with a larger buffer when the matches did not fit
+    if ((gy.end - gy.begin + kChunk - 1) / kChunk > 65535)
+      throw Failure("too many signatures of one block size for the GPU matcher");
+    for (std::uint32_t x = gx.begin; x < gx.end;) {
+      const std::uint32_t x_end = gx.end - x > slice ? x + slice : gx.end;
+      const dim3 grid((x_end - x + kTile - 1) / kTile, (gy.end - gy.begin + kChunk - 1) / kChunk);
       SIMKIT_CUDA_CHECK(cudaMemsetAsync(d_count.get(), 0, sizeof(unsigned long long), stream.get()));
       start.record(stream.get());
       if (meeting.same())
-        match_kernel<true><<<grid, kTile, kSmem, stream.get()>>>(parts, gx.begin, gx.end, gy.begin, gy.end,
-                                                                 gx.block_size, threshold, d_out.get(), capacity,
-                                                                 d_count.get());
+        match_kernel<true><<<grid, kTile, kSmem, stream.get()>>>(parts, x, x_end, gy.begin, gy.end, gx.block_size,
+                                                                 threshold, d_out.get(), capacity, d_count.get());
       else
-        match_kernel<false><<<grid, kTile, kSmem, stream.get()>>>(parts, gx.begin, gx.end, gy.begin, gy.end,
-                                                                  gy.block_size, threshold, d_out.get(), capacity,
-                                                                  d_count.get());
+        match_kernel<false><<<grid, kTile, kSmem, stream.get()>>>(parts, x, x_end, gy.begin, gy.end, gy.block_size,
+                                                                  threshold, d_out.get(), capacity, d_count.get());
       SIMKIT_CUDA_CHECK_LAUNCH();
       stop.record(stream.get());
       unsigned long long count = 0;
       SIMKIT_CUDA_CHECK(cudaMemcpyAsync(&count, d_count.get(), sizeof count, cudaMemcpyDeviceToHost, stream.get()));
       stream.sync();
       total_ms += cuda::elapsed_ms(start, stop);
-      if (count > capacity) {
-        capacity = static_cast<std::size_t>(count) + count / 4;
-        d_out = cuda::DeviceBuffer<DeviceMatch>(capacity);
+      if (count > capacity) {  // again: with a larger buffer, or fewer rows
+        if (count > most && x_end - x > kTile) {
+          slice = std::max<std::uint32_t>(kTile, (x_end - x) / 2 / kTile * kTile);
+        } else {
+          capacity = std::max<std::size_t>(std::min<std::size_t>(count + count / 4, most), count);
+          d_out = cuda::DeviceBuffer<DeviceMatch>();  // (the old buffer let go first)
+          d_out = cuda::DeviceBuffer<DeviceMatch>(capacity);
+        }
         continue;
       }
       const std::size_t old = found.size();
       found.resize(old + count);
       SIMKIT_CUDA_CHECK(cudaMemcpy(found.data() + old, d_out.get(), count * sizeof(DeviceMatch), cudaMemcpyDeviceToHost));
-      break;
+      x = x_end;
+      if (count < most / 4 && slice <= std::numeric_limits<std::uint32_t>::max() / 2) slice *= 2;  // sparser rows
     }
   }
   if (device_ms != nullptr) *device_ms = total_ms;

@@ -249,14 +249,6 @@ unsigned grid_for(std::uint64_t items, unsigned threads = 256) {
 
 int bit_width_of(std::uint64_t largest) { return std::max(1, static_cast<int>(std::bit_width(largest))); }
 
-// This process's part of the current device's free memory: the ranks of a host that share
-// one GPU share it.
-std::size_t device_memory_share() {
-  std::size_t free_bytes = 0, total_bytes = 0;
-  SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return free_bytes / static_cast<std::size_t>(std::max(1, cluster::local_size()));
-}
-
 // CUB's scratch space, grown as the calls ask.
 struct Scratch {
   cuda::DeviceBuffer<unsigned char> bytes;
@@ -693,6 +685,12 @@ void lock_codes_once(const IndexPlan& plan) {
 }
 
 }  // namespace
+
+std::size_t device_memory_share() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SIMKIT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes / static_cast<std::size_t>(std::max(1, cluster::local_size()));
+}
 
 void lock_codes(const IndexPlan& plan, int device) {
   const cuda::DeviceGuard guard(device);
