@@ -76,7 +76,8 @@ void prepare_rate_gpu(int device);
 // block-size groups and codes, a tenth of a second at a million signatures), made ahead
 // by a caller with time to spare while its GPUs start. Null in a CPU-only build.
 // `memory_budget` (bytes, 0: as much as each GPU has free): what the index and its
-// candidates may take on a GPU (without the index, what every pair's matches may).
+// candidates may take on a GPU (without the index, the signatures and every pair's
+// matches: at least 3 MiB of matches, and a 64-row tile's taken whole even past it).
 struct GpuPlan;
 std::shared_ptr<const GpuPlan> plan_gpu_match(const std::vector<ctph::Prepared>& signatures,
                                               std::size_t memory_budget = 0);

@@ -105,7 +105,8 @@ std::size_t pair_budget_within(const IndexPlan& plan, std::size_t budget);
 // Every pair of compatible block sizes scored (no index): the fallback. With `share`, the
 // worker's share of each block-size group's rows. The matches a launch leaves on the
 // device stay within what `memory_budget` leaves after the signatures (0: half this
-// process's share of the free memory): rows are taken in slices where they would not.
+// process's share of the free memory), and at least 3 MiB: a group's rows are taken in
+// slices where they would not, down to a 64-row tile, whose matches are taken whole.
 MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, int threshold, int device,
                                double* device_ms, Share share, std::size_t memory_budget = 0);
 

@@ -62,35 +62,57 @@ TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnHardSignatures) {
   }
 }
 
-// Every pair scored under a budget too small for one group's matches: 1,000 copies of a
-// signature (499,500 matches, more than a launch may hold) among near copies, its rows
-// taken in slices, whole and in shares.
+// Every pair scored under budgets that hold fewer matches than a group's: 1,600 copies of
+// a signature among near copies, and 400 of block size 12 whose first part is their
+// second (the same group's meeting and the double meeting each past 2^18 matches, a
+// launch's least bound), whole and in shares. Budget 0: the buffer grown; 1: the rows in
+// slices; the signatures' bytes (134 a signature) and 12 MiB: both.
 TEST(GpuDedup, EveryPairTakesRowsInSlicesUnderABudget) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
+  SCOPED_TRACE(random.seed());
   std::vector<std::string> signatures;
-  const std::string common = "6:" + test::random_base64(random, 40, 64) + ":" + test::random_base64(random, 20, 64);
-  for (int i = 0; i < 1000; ++i) signatures.push_back(common);
+  const std::string second = test::random_base64(random, 20, 64);
+  const std::string common = "6:" + test::random_base64(random, 40, 64) + ":" + second;
+  for (int i = 0; i < 1600; ++i) signatures.push_back(common);
   for (int i = 0; i < 300; ++i) {
     std::string copy = common;
     copy[2 + random.integer(0, 39)] = test::random_base64(random, 1, 64)[0];
     signatures.push_back(copy);
   }
+  for (int i = 0; i < 400; ++i) signatures.push_back("12:" + second + ":" + test::random_base64(random, 10, 64));
   const auto prepared = test::prepare_all(signatures);
   const auto want = dedup::match_all(prepared, 50);
-  ASSERT_GT(want.size(), std::size_t{1} << 19);
-  for (std::size_t budget : {std::size_t{0}, std::size_t{1}}) {
+  ASSERT_GT(want.size(), std::size_t{1} << 21);
+  const std::size_t held = prepared.size() * 134;
+  for (std::size_t budget : {std::size_t{0}, std::size_t{1}, held + (std::size_t{12} << 20)}) {
     EXPECT_EQ(dedup::match_every_pair_gpu(prepared, 50, 0, nullptr, {}, budget), want) << "budget " << budget;
     dedup::MatchList parts;
-    for (std::size_t part = 0; part < 2; ++part) {
-      const auto mine = dedup::match_every_pair_gpu(prepared, 50, 0, nullptr, {part, 2}, budget);
+    for (std::size_t part = 0; part < 3; ++part) {
+      const auto mine = dedup::match_every_pair_gpu(prepared, 50, 0, nullptr, {part, 3}, budget);
       parts.insert(parts.end(), mine.begin(), mine.end());
     }
     std::sort(parts.begin(), parts.end(), [](const dedup::Match& p, const dedup::Match& q) {
       return p.a != q.a ? p.a < q.a : p.b < q.b;
     });
-    EXPECT_EQ(parts, want) << "two shares, budget " << budget;
+    EXPECT_EQ(parts, want) << "three shares, budget " << budget;
   }
+}
+
+// A tile of 64 rows whose matches pass a launch's least bound (4,300 copies of one
+// signature: a tile's rows meet over 260,000 later copies) is taken whole, and the
+// buffer shrinks back after it. Every pair of copies scores 100.
+TEST(GpuDedup, EveryPairTakesATileWholePastTheBudget) {
+  SIMKIT_REQUIRE_GPU();
+  test::Random random;
+  SCOPED_TRACE(random.seed());
+  const std::uint32_t n = 4300;
+  const std::vector<std::string> signatures(
+      n, "3:" + test::random_base64(random, 50, 64) + ":" + test::random_base64(random, 25, 64));
+  dedup::MatchList want;
+  for (std::uint32_t a = 0; a < n; ++a)
+    for (std::uint32_t b = a + 1; b < n; ++b) want.push_back({a, b, 100});
+  EXPECT_EQ(dedup::match_every_pair_gpu(test::prepare_all(signatures), 50, 0, nullptr, {}, 1), want);
 }
 
 // The 7-gram index against the CPU and against every pair scored: chunks of one row (a

@@ -12,7 +12,7 @@ namespace simkit::cuda {
 template <typename Handle, auto Destroy>
 struct HandleDestroy {
   int device = 0;  // the handle's (asked once it is made): destroyed through it
-  void operator()(Handle h) const {
+  void operator()(Handle h) const noexcept {
     const QuietDeviceGuard guard(device);
     Destroy(h);
   }

@@ -159,7 +159,7 @@ MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, in
   std::vector<DeviceMatch> found;
   double total_ms = 0;
   cuda::Event start(cudaEventDefault), stop(cudaEventDefault);
-  std::uint32_t slice = std::numeric_limits<std::uint32_t>::max();  // rows a launch, halved as needed
+  std::uint32_t slice = std::numeric_limits<std::uint32_t>::max();  // rows a launch, cut as needed
   for (const CompatibleGroups::Meeting& meeting : groups.meetings()) {
     const auto& gy = groups.groups()[meeting.y];
     auto gx = groups.groups()[meeting.x];
@@ -188,8 +188,9 @@ MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, in
       stream.sync();
       total_ms += cuda::elapsed_ms(start, stop);
       if (count > capacity) {  // again: with a larger buffer, or fewer rows
-        if (count > most && x_end - x > kTile) {
-          slice = std::max<std::uint32_t>(kTile, (x_end - x) / 2 / kTile * kTile);
+        if (count > most && x_end - x > kTile) {  // rows for about half the bound
+          const std::uint64_t rows = (x_end - x) * (most / 2) / count;
+          slice = std::max<std::uint32_t>(kTile, static_cast<std::uint32_t>(rows / kTile * kTile));
         } else {
           capacity = std::max<std::size_t>(std::min<std::size_t>(count + count / 4, most), count);
           d_out = cuda::DeviceBuffer<DeviceMatch>();  // (the old buffer let go first)
@@ -201,6 +202,11 @@ MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, in
       found.resize(old + count);
       SIMKIT_CUDA_CHECK(cudaMemcpy(found.data() + old, d_out.get(), count * sizeof(DeviceMatch), cudaMemcpyDeviceToHost));
       x = x_end;
+      if (capacity > most) {  // (a tile's matches taken whole past the bound: back within it)
+        capacity = most;
+        d_out = cuda::DeviceBuffer<DeviceMatch>();
+        d_out = cuda::DeviceBuffer<DeviceMatch>(capacity);
+      }
       if (count < most / 4 && slice <= std::numeric_limits<std::uint32_t>::max() / 2) slice *= 2;  // sparser rows
     }
   }
