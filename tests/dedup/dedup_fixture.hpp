@@ -173,4 +173,11 @@ inline void expect_planted_found(const std::vector<std::string>& files, const st
   }));
 }
 
+// Matches in (a, b) order: workers' shares concatenated, compared with one list.
+inline dedup::MatchList sorted_by_pair(dedup::MatchList matches) {
+  std::sort(matches.begin(), matches.end(),
+            [](const dedup::Match& p, const dedup::Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  return matches;
+}
+
 }  // namespace simkit::test

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dedup/match_gpu.hpp"
@@ -92,10 +93,7 @@ TEST(GpuDedup, EveryPairTakesRowsInSlicesUnderABudget) {
       const auto mine = dedup::match_every_pair_gpu(prepared, 50, 0, nullptr, {part, 3}, budget);
       parts.insert(parts.end(), mine.begin(), mine.end());
     }
-    std::sort(parts.begin(), parts.end(), [](const dedup::Match& p, const dedup::Match& q) {
-      return p.a != q.a ? p.a < q.a : p.b < q.b;
-    });
-    EXPECT_EQ(parts, want) << "three shares, budget " << budget;
+    EXPECT_EQ(test::sorted_by_pair(std::move(parts)), want) << "three shares, budget " << budget;
   }
 }
 
@@ -166,11 +164,9 @@ TEST(GpuDedup, SsdeepIndexEqualsTheCpuInChunksAndShares) {
       const auto theirs = dedup::match_all_gpu(prepared, threshold, 0, nullptr, {part, 3});
       public_shares.insert(public_shares.end(), theirs.begin(), theirs.end());
     }
-    const auto by_pair = [](const dedup::Match& p, const dedup::Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; };
-    std::sort(shared.begin(), shared.end(), by_pair);
-    std::sort(public_shares.begin(), public_shares.end(), by_pair);
-    EXPECT_EQ(shared, want) << "three shares, threshold " << threshold;
-    EXPECT_EQ(public_shares, want) << "three shares through match_all_gpu, threshold " << threshold;
+    EXPECT_EQ(test::sorted_by_pair(std::move(shared)), want) << "three shares, threshold " << threshold;
+    EXPECT_EQ(test::sorted_by_pair(std::move(public_shares)), want)
+        << "three shares through match_all_gpu, threshold " << threshold;
 
     // Parts 1 and 2 of three dealt in pieces to two workers as they ask (the same GPU
     // twice), part 0 alone: every run merged is the answer.

@@ -155,6 +155,11 @@ MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, in
   const std::size_t most = std::max(room / sizeof(DeviceMatch), kFewestHeld);
   std::size_t capacity = std::min<std::size_t>(std::size_t{1} << 20, most);
   cuda::DeviceBuffer<DeviceMatch> d_out(capacity);
+  const auto hold = [&](std::size_t matches) {  // the buffer remade (the old one let go first)
+    capacity = matches;
+    d_out = cuda::DeviceBuffer<DeviceMatch>();
+    d_out = cuda::DeviceBuffer<DeviceMatch>(capacity);
+  };
   cuda::DeviceBuffer<unsigned long long> d_count(1);
   std::vector<DeviceMatch> found;
   double total_ms = 0;
@@ -192,9 +197,7 @@ MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, in
           const std::uint64_t rows = (x_end - x) * (most / 2) / count;
           slice = std::max<std::uint32_t>(kTile, static_cast<std::uint32_t>(rows / kTile * kTile));
         } else {
-          capacity = std::max<std::size_t>(std::min<std::size_t>(count + count / 4, most), count);
-          d_out = cuda::DeviceBuffer<DeviceMatch>();  // (the old buffer let go first)
-          d_out = cuda::DeviceBuffer<DeviceMatch>(capacity);
+          hold(std::max<std::size_t>(std::min<std::size_t>(count + count / 4, most), count));
         }
         continue;
       }
@@ -202,11 +205,7 @@ MatchList match_every_pair_gpu(const std::vector<ctph::Prepared>& signatures, in
       found.resize(old + count);
       SIMKIT_CUDA_CHECK(cudaMemcpy(found.data() + old, d_out.get(), count * sizeof(DeviceMatch), cudaMemcpyDeviceToHost));
       x = x_end;
-      if (capacity > most) {  // (a tile's matches taken whole past the bound: back within it)
-        capacity = most;
-        d_out = cuda::DeviceBuffer<DeviceMatch>();
-        d_out = cuda::DeviceBuffer<DeviceMatch>(capacity);
-      }
+      if (capacity > most) hold(most);  // (a tile's matches taken whole past the bound: back within it)
       if (count < most / 4 && slice <= std::numeric_limits<std::uint32_t>::max() / 2) slice *= 2;  // sparser rows
     }
   }
