@@ -205,6 +205,42 @@ nlohmann::json bench_synthetic(const std::vector<std::string>& base, std::size_t
   return r;
 }
 
+// Every compatible pair scored (the path a list takes where the GPU's index has no room),
+// whole and then in `parts` shares one after another on this one GPU: each share's time is
+// what one of `parts` GPUs would spend (bench/results/distributed.md's balance check); the
+// shares' matches together must be the whole's.
+nlohmann::json bench_every_pair_shares(const std::vector<std::string>& base, std::size_t n, std::size_t parts,
+                                       const Device& device, int threshold) {
+  const auto prepared = prepare_all(synthetic_signatures(base, n, 20261123));
+  nlohmann::json r = {{"signatures", n}, {"parts", parts}, {"threshold", threshold}};
+  if (!device.cuda) return r;
+  double ms = 0;
+  double start = now_s();
+  const dedup::MatchList whole = dedup::match_every_pair_gpu(prepared, threshold, device.index, &ms, {});
+  r["whole"] = {{"wall_s", now_s() - start}, {"device_ms", ms}, {"pairs", whole.size()}};
+  fmt::print(stderr, "bench: every pair of {} signatures, whole: {:.3f} s ({:.1f} ms on the device), {} pairs\n", n,
+             r["whole"]["wall_s"].get<double>(), ms, whole.size());
+  dedup::MatchList together;
+  double slowest = 0;
+  for (std::size_t part = 0; part < parts; ++part) {
+    start = now_s();
+    const dedup::MatchList mine = dedup::match_every_pair_gpu(prepared, threshold, device.index, &ms, Share{part, parts});
+    const double wall = now_s() - start;
+    slowest = std::max(slowest, wall);
+    r["shares"].push_back({{"wall_s", wall}, {"device_ms", ms}, {"pairs", mine.size()}});
+    fmt::print(stderr, "bench: share {} of {}: {:.3f} s ({:.1f} ms on the device), {} pairs\n", part, parts, wall, ms,
+               mine.size());
+    together.insert(together.end(), mine.begin(), mine.end());
+  }
+  std::sort(together.begin(), together.end(),
+            [](const dedup::Match& p, const dedup::Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  r["shares_equal_whole"] = together == whole;
+  r["bound_speedup"] = r["whole"]["wall_s"].get<double>() / slowest;
+  fmt::print(stderr, "bench: the shares together equal the whole: {}; the slowest share bounds {} GPUs at {:.3f}x\n",
+             together == whole, parts, r["bound_speedup"].get<double>());
+  return r;
+}
+
 // The files of `dir` in a fixed random order; when fewer than `at_least`, edited copies of
 // random ones (1 to 20 random character edits: planted near-duplicates) written to
 // `scratch` make up the rest.
@@ -447,6 +483,10 @@ int main(int argc, char** argv) {
   int long_pair_edits = 1000;
   app.add_option("--long-pair", long_pair, "bytes of one long pair to verify (one core against one warp)");
   app.add_option("--long-pair-edits", long_pair_edits, "random edits of the long pair's copy");
+  std::size_t every_pair_shares = 0;
+  app.add_option("--every-pair-shares", every_pair_shares,
+                 "with --list and --synthetic: every pair scored whole and in this many shares, one after another "
+                 "(instead of the synthetic run)");
   app.add_option("--reps", reps);
   app.add_option("--json", json_path);
   CLI11_PARSE(app, argc, argv);
@@ -475,7 +515,9 @@ int main(int argc, char** argv) {
     if (!recall_dirs.empty()) {
       report["recall"] = bench_recall(recall_dirs, recall_files, scratch + "/recall", device, options);
     }
-    if (!list.empty() && synthetic > 0) {  // last: the longest
+    if (!list.empty() && synthetic > 0 && every_pair_shares > 0) {
+      report["every_pair_shares"] = bench_every_pair_shares(list_signatures(list), synthetic, every_pair_shares, device, threshold);
+    } else if (!list.empty() && synthetic > 0) {  // last: the longest
       report["synthetic"] = bench_synthetic(list_signatures(list), synthetic, check, device, threshold);
     }
     if (!json_path.empty()) {

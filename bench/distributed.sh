@@ -5,7 +5,7 @@
 # compared byte for byte with the one-GPU run's; the whole command's wall time beside the
 # engine time simkit reports (--timings). Run by scripts/gpu-run.sh (part "cluster"), which
 # stages the programs, OpenMPI and the environment (NCCL_NVLS_ENABLE=0 and the rest).
-#   bench/distributed.sh OUT [neighbors] [neighbors16] [neighbors-warm] [disco] [dedup] [lvq] [big]
+#   bench/distributed.sh OUT [neighbors] [neighbors16] [neighbors-warm] [disco] [dedup] [dedup-every] [lvq] [big]
 # DIST_GPUS: the GPUs to use (default: all); DIST_DATA: a folder for the generated data.
 set -uo pipefail
 out=$1
@@ -144,7 +144,7 @@ if [[ $jobs == *" disco "* ]]; then
     --precision tf32 --kernel cublas
 fi
 
-if [[ $jobs == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
+if [[ $jobs == *" dedup "* || $jobs == *" dedup-every "* ]] && [ -f .gpu/boost.tar.xz ]; then
   # 1,000,000 signatures made from the Boost headers' (simkit_bench_dedup --synthetic).
   if [ ! -f "$data/hashes.ssdeep" ]; then
     mkdir -p "$data/boost"
@@ -153,7 +153,18 @@ if [[ $jobs == *" dedup "* ]] && [ -f .gpu/boost.tar.xz ]; then
     "$bin/simkit_bench_dedup" --list "$data/boost.ssdeep" --synthetic "${DIST_HASHES:-1000000}" \
       --write-list "$data/hashes.ssdeep"
   fi
-  three_ways dedup /dev/null "matched" dedup "$data/hashes.ssdeep"
+  [[ $jobs == *" dedup "* ]] && three_ways dedup /dev/null "matched" dedup "$data/hashes.ssdeep"
+  # dedup-every: every compatible pair scored, the path a list takes where the GPU's
+  # 7-gram index has no room (tens of millions of signatures); a budget the index passes
+  # (3 GiB at a million) makes this list take it. The outputs are compared with the
+  # index's answer too.
+  if [[ $jobs == *" dedup-every "* ]]; then
+    three_ways dedup_every /dev/null "matched" dedup "$data/hashes.ssdeep" --memory-budget "${DIST_EVERY_BUDGET:-1G}"
+    if [ -f "$data/dedup_one.out" ]; then
+      cmp -s "$data/dedup_every_one.out" "$data/dedup_one.out" && echo "dedup_every: the index's answer" ||
+        { echo "dedup_every: NOT the index's answer"; failed=1; }
+    fi
+  fi
 fi
 
 if [[ $jobs == *" lvq "* ]] && [ -n "${DIST_LVQ_ARGS:-}" ]; then
