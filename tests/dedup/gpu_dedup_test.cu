@@ -28,38 +28,46 @@ TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnRealFiles) {
   for (int threshold : {1, 50, 100}) {
     const auto want = dedup::match_all(prepared, threshold);
     EXPECT_EQ(dedup::match_all_gpu(prepared, threshold, 0), want) << "threshold " << threshold;
+    EXPECT_EQ(dedup::match_every_pair_gpu(prepared, threshold, 0, nullptr, {}), want) << "threshold " << threshold;
     if (threshold == 1) { EXPECT_GE(want.size(), files.size() / 4); }
   }
 }
 
 // Every length 0..64 of both parts, three block sizes (and 0), identical signatures, common
-// substrings only just 7 long, few letters (long LCS), runs cut to three.
+// substrings only just 7 long, few letters (long LCS), runs cut to three. Then the same
+// with second parts of at most 32 characters, as ssdeep writes them, which the kernels
+// take in 32-bit steps where a whole warp's are that short.
 TEST(GpuDedup, SsdeepMatchingEqualsTheCpuOnHardSignatures) {
   SIMKIT_REQUIRE_GPU();
   test::Random random;
   const auto text = [&](int length, int letters) { return test::random_base64(random, length, letters); };
-  std::vector<std::string> signatures;
-  const int n = test::quick() ? 600 : 3000;
-  for (int i = 0; i < n; ++i) {
-    const std::string size = std::to_string(i % 97 == 5 ? 0 : 3 << random.integer(0, 2));  // 0: hand-made lists
-    if (i % 5 == 4) {
-      const std::string copy = signatures[random.integer(0, i - 1)];
-      signatures.push_back(copy);
-    } else {
-      const int letters = i % 5 == 0 ? 2 : i % 5 == 1 ? 5 : 64;
-      signatures.push_back(size + ":" + text(random.integer(0, 64), letters) + ":" + text(random.integer(0, 64), letters));
+  for (const int longest_second : {64, 32}) {
+    std::vector<std::string> signatures;
+    const int n = test::quick() ? 600 : 3000;
+    for (int i = 0; i < n; ++i) {
+      const std::string size = std::to_string(i % 97 == 5 ? 0 : 3 << random.integer(0, 2));  // 0: hand-made lists
+      if (i % 5 == 4) {
+        const std::string copy = signatures[random.integer(0, i - 1)];
+        signatures.push_back(copy);
+      } else {
+        const int letters = i % 5 == 0 ? 2 : i % 5 == 1 ? 5 : 64;
+        signatures.push_back(size + ":" + text(random.integer(0, 64), letters) + ":" +
+                             text(random.integer(0, longest_second), letters));
+      }
     }
-  }
-  const auto prepared = test::prepare_all(signatures);
-  // As simkit dedup reads them for the GPU: the parts' texts alone.
-  std::vector<ctph::Prepared> texts(signatures.size());
-  for (std::size_t i = 0; i < signatures.size(); ++i) ctph::prepare(signatures[i], texts[i], ctph::Substrings::left_out);
-  for (int threshold : {1, 30, 90}) {
-    const auto want = dedup::match_all(prepared, threshold);
-    EXPECT_EQ(dedup::match_all_gpu(prepared, threshold, 0), want) << "threshold " << threshold;
-    EXPECT_EQ(dedup::match_all_gpu(texts, threshold, 0), want) << "threshold " << threshold;
-    EXPECT_EQ(dedup::match_every_pair_gpu(texts, threshold, 0, nullptr, {}), want) << "threshold " << threshold;
-    EXPECT_FALSE(want.empty());
+    const auto prepared = test::prepare_all(signatures);
+    // As simkit dedup reads them for the GPU: the parts' texts alone.
+    std::vector<ctph::Prepared> texts(signatures.size());
+    for (std::size_t i = 0; i < signatures.size(); ++i) ctph::prepare(signatures[i], texts[i], ctph::Substrings::left_out);
+    for (int threshold : {1, 30, 90}) {
+      const auto want = dedup::match_all(prepared, threshold);
+      const std::string label = "second parts up to " + std::to_string(longest_second) + ", threshold " +
+                                std::to_string(threshold);
+      EXPECT_EQ(dedup::match_all_gpu(prepared, threshold, 0), want) << label;
+      EXPECT_EQ(dedup::match_all_gpu(texts, threshold, 0), want) << label;
+      EXPECT_EQ(dedup::match_every_pair_gpu(texts, threshold, 0, nullptr, {}), want) << label;
+      EXPECT_FALSE(want.empty());
+    }
   }
 }
 

@@ -47,10 +47,6 @@ struct DeviceMatch {
 static_assert(sizeof(DeviceMatch) == sizeof(Match) && offsetof(Match, a) == 0 && offsetof(Match, b) == 4 &&
               offsetof(Match, score) == 8);
 
-__device__ __forceinline__ std::uint64_t length_mask(unsigned length) {
-  return length >= 64 ? ~0ull : (1ull << length) - 1;
-}
-
 // Calls step(mask) for each character of a y part, its 16-byte words read whole; the
 // padding code past the end has an empty mask, which leaves both recurrences unchanged.
 template <typename Step>
@@ -65,15 +61,61 @@ __device__ __forceinline__ void for_each_mask(const std::uint64_t* mask, int str
   }
 }
 
-// LCS of the x part held as masks and a y part, bit-parallel (Hyyro).
+// LCS of the x part held as masks and `Ways` y parts, bit-parallel (Hyyro), their chains
+// side by side: each step waits on the one before, so a warp with one chain waits on every
+// step's latency where few warps share an SM (the every-pair kernel's masks fill its
+// shared memory). The y parts are read to the longest one's end: past a part's own end its
+// padding code has an empty mask, which leaves its chain unchanged. Word: the masks' low
+// 32 bits suffice where x's part has at most 32 characters (a step's carries and borrows
+// only rise, so the low bits never depend on the high ones).
+template <int Ways, typename Word>
+__device__ __forceinline__ void lcs_of_width(const std::uint64_t* mask, int stride, int t, const PartCodes* const* y,
+                                             const unsigned* ly, unsigned lx, unsigned* common) {
+  Word v[Ways];
+  unsigned longest = 0;
+#pragma unroll
+  for (int w = 0; w < Ways; ++w) {
+    v[w] = ~Word{0};
+    longest = max(longest, ly[w]);
+  }
+  for (unsigned q = 0; q * 16 < longest; ++q) {
+    unsigned packed[Ways][4];
+#pragma unroll
+    for (int w = 0; w < Ways; ++w) {
+      const uint4 word = reinterpret_cast<const uint4*>(y[w]->code)[q];
+      packed[w][0] = word.x, packed[w][1] = word.y, packed[w][2] = word.z, packed[w][3] = word.w;
+    }
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+#pragma unroll
+      for (int w = 0; w < Ways; ++w) {
+        const std::uint64_t* at = mask + ((packed[w][k / 4] >> (k % 4 * 8)) & 0xff) * stride + t;
+        const Word m = *reinterpret_cast<const Word*>(at);  // (little-endian: a narrow read is the low half)
+        const Word u = v[w] & m;
+        v[w] = (v[w] + u) | (v[w] - u);
+      }
+    }
+  }
+  const Word within = lx >= sizeof(Word) * 8 ? ~Word{0} : (Word{1} << lx) - 1;
+#pragma unroll
+  for (int w = 0; w < Ways; ++w) common[w] = static_cast<unsigned>(__popcll(static_cast<std::uint64_t>(~v[w] & within)));
+}
+
+// The LCS of x's part (lx characters, as masks) with each of `Ways` y parts. `narrow`
+// (lx <= 32) takes 32-bit steps; callers keep it the same across a warp.
+template <int Ways = 1>
+__device__ __forceinline__ void lcs(const std::uint64_t* mask, int stride, int t, const PartCodes* const* y,
+                                    const unsigned* ly, unsigned lx, bool narrow, unsigned* common) {
+  if (narrow) lcs_of_width<Ways, std::uint32_t>(mask, stride, t, y, ly, lx, common);
+  else lcs_of_width<Ways, std::uint64_t>(mask, stride, t, y, ly, lx, common);
+}
+
 __device__ __forceinline__ unsigned lcs(const std::uint64_t* mask, int stride, int t, const PartCodes& y, unsigned ly,
-                                        unsigned lx) {
-  std::uint64_t v = ~0ull;
-  for_each_mask(mask, stride, t, y, ly, [&](std::uint64_t m) {
-    const std::uint64_t u = v & m;
-    v = (v + u) | (v - u);
-  });
-  return __popcll(~v & length_mask(lx));
+                                        unsigned lx, bool narrow) {
+  const PartCodes* const ys[1] = {&y};
+  unsigned common = 0;
+  lcs<1>(mask, stride, t, ys, &ly, lx, narrow, &common);
+  return common;
 }
 
 // Whether the parts share a 7-character substring: bit i of run[k] marks a common

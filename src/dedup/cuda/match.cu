@@ -4,9 +4,10 @@
 // Signatures are grouped by block size; a group meets itself and the group of twice its
 // size. A block holds 64 signatures of the x group, one a thread, as bit masks in shared
 // memory (mask[c] bit i: character i of the part is c), and streams signatures of the y
-// group past them, the same y for every thread, so the loop is uniform. libfuzzy's score
-// is an edit distance with substitutions costing 2, which is la + lb - 2 LCS, and the LCS
-// of parts of at most 64 characters is one 64-bit word of bit-parallel steps (Hyyro).
+// group past them, the same two y for every thread, so the loop is uniform. libfuzzy's
+// score is an edit distance with substitutions costing 2, which is la + lb - 2 LCS, and
+// the LCS of parts of at most 64 characters is one 64-bit word of bit-parallel steps
+// (Hyyro), a 32-bit word where the x parts of a warp have at most 32.
 // The common 7-character substring the score also needs is checked the same way, only
 // for pairs whose score would pass the threshold.
 #include <algorithm>
@@ -28,6 +29,9 @@ namespace {
 
 constexpr int kTile = 64;    // x signatures a block, one a thread
 constexpr int kChunk = 512;  // y signatures a block streams
+// y signatures a thread meets at once (gpu::lcs): 2 took 34.6 s of device time for every
+// pair of a million hashes on an H200, 1 took 36.2 s and 4 took 49.1 s (its registers).
+constexpr int kWays = 2;
 constexpr std::size_t kFewestHeld = std::size_t{1} << 18;  // matches a launch may always hold (3 MiB)
 
 using gpu::DeviceMatch;
@@ -39,11 +43,6 @@ struct Parts {
   const unsigned char* length;  // [signature][part]
   const std::uint32_t* index;   // the signature's index in the caller's list
 };
-
-__device__ __forceinline__ unsigned lcs(const std::uint64_t* mask, int t, const PartCodes& y, unsigned ly,
-                                        unsigned lx) {
-  return gpu::lcs(mask, kTile, t, y, ly, lx);
-}
 
 __device__ __forceinline__ unsigned part_score(unsigned lx, unsigned ly, unsigned common, std::uint64_t block_size,
                                                int threshold, const std::uint64_t* mask, int t, const PartCodes& y) {
@@ -84,34 +83,56 @@ __global__ void __launch_bounds__(kTile) match_kernel(Parts parts, std::uint32_t
   __syncthreads();
   if (!live) return;
   const std::uint32_t me = parts.index[x];
+  // 32-bit LCS steps where every x part of the warp has at most 32 characters (ssdeep's
+  // second parts: the double meeting's x part, and the same group's second), so that the
+  // warp never runs both widths.
+  const unsigned lanes = __activemask();
+  const bool narrow[2] = {__all_sync(lanes, lx[0] <= 32) != 0, __all_sync(lanes, lx[1] <= 32) != 0};
 
-  for (std::uint32_t y = ys; y < y1; ++y) {
-    if (Same && y <= x) continue;
-    unsigned score = 0;
-    if (Same) {
-      const unsigned ly0 = parts.length[y * 2], ly1 = parts.length[y * 2 + 1];
-      const PartCodes& y_first = parts.codes[y * 2];
-      const PartCodes& y_second = parts.codes[y * 2 + 1];
-      const unsigned c0 = lcs(first, t, y_first, ly0, lx[0]);
-      const unsigned c1 = lcs(second, t, y_second, ly1, lx[1]);
-      if (ly0 == lx[0] && c0 == ly0 && ly1 == lx[1] && c1 == ly1) {
-        score = 100;  // identical signatures
-      } else {
-        score = max(part_score(lx[0], ly0, c0, block_size, threshold, first, t, y_first),
-                    part_score(lx[1], ly1, c1, block_size * 2, threshold, second, t, y_second));
+  const auto emit = [&](std::uint32_t y, unsigned score) {
+    if (score < static_cast<unsigned>(threshold) || score == 0) return;
+    const unsigned long long slot = atomicAdd(count, 1ull);
+    if (slot < capacity) {
+      const std::uint32_t other = parts.index[y];
+      out[slot] = DeviceMatch{min(me, other), max(me, other), static_cast<std::int32_t>(score)};
+    }
+  };
+  // kWays y signatures a step (the last step's missing ones stand in as the last y, their
+  // answers dropped), their LCS chains side by side.
+  for (std::uint32_t y = ys; y < y1; y += kWays) {
+    std::uint32_t at[kWays];
+    const PartCodes* y_first[kWays];
+    unsigned ly0[kWays], c0[kWays];
+#pragma unroll
+    for (int w = 0; w < kWays; ++w) {
+      at[w] = min(y + w, y1 - 1);
+      y_first[w] = &parts.codes[at[w] * 2];
+      ly0[w] = parts.length[at[w] * 2];
+    }
+    gpu::lcs<kWays>(first, kTile, t, y_first, ly0, lx[0], narrow[0], c0);
+    if constexpr (Same) {
+      const PartCodes* y_second[kWays];
+      unsigned ly1[kWays], c1[kWays];
+#pragma unroll
+      for (int w = 0; w < kWays; ++w) {
+        y_second[w] = &parts.codes[at[w] * 2 + 1];
+        ly1[w] = parts.length[at[w] * 2 + 1];
+      }
+      gpu::lcs<kWays>(second, kTile, t, y_second, ly1, lx[1], narrow[1], c1);
+#pragma unroll
+      for (int w = 0; w < kWays; ++w) {
+        if (y + w >= y1 || y + w <= x) continue;
+        if (ly0[w] == lx[0] && c0[w] == ly0[w] && ly1[w] == lx[1] && c1[w] == ly1[w]) {
+          emit(y + w, 100);  // identical signatures
+        } else {
+          emit(y + w, max(part_score(lx[0], ly0[w], c0[w], block_size, threshold, first, t, *y_first[w]),
+                          part_score(lx[1], ly1[w], c1[w], block_size * 2, threshold, second, t, *y_second[w])));
+        }
       }
     } else {
-      const unsigned ly = parts.length[y * 2];
-      const PartCodes& y_first = parts.codes[y * 2];
-      const unsigned c = lcs(first, t, y_first, ly, lx[0]);
-      score = part_score(lx[0], ly, c, block_size, threshold, first, t, y_first);
-    }
-    if (score >= static_cast<unsigned>(threshold) && score > 0) {
-      const unsigned long long slot = atomicAdd(count, 1ull);
-      if (slot < capacity) {
-        const std::uint32_t other = parts.index[y];
-        out[slot] = DeviceMatch{min(me, other), max(me, other), static_cast<std::int32_t>(score)};
-      }
+#pragma unroll
+      for (int w = 0; w < kWays; ++w)
+        if (y + w < y1) emit(y + w, part_score(lx[0], ly0[w], c0[w], block_size, threshold, first, t, *y_first[w]));
     }
   }
 }

@@ -219,8 +219,8 @@ __global__ void __launch_bounds__(32 * kWarps)
         const unsigned ly0 = s.length[2 * q], ly1 = s.length[2 * q + 1];
         const PartCodes& y0 = s.codes[2 * q];
         const PartCodes& y1 = s.codes[2 * q + 1];
-        const unsigned c0 = gpu::lcs(masks[warp][0], 1, 0, y0, ly0, lx[0]);
-        const unsigned c1 = gpu::lcs(masks[warp][1], 1, 0, y1, ly1, lx[1]);
+        const unsigned c0 = gpu::lcs(masks[warp][0], 1, 0, y0, ly0, lx[0], lx[0] <= 32);
+        const unsigned c1 = gpu::lcs(masks[warp][1], 1, 0, y1, ly1, lx[1], lx[1] <= 32);
         if (ly0 == lx[0] && c0 == ly0 && ly1 == lx[1] && c1 == ly1)
           score = 100;  // identical signatures
         else
@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(32 * kWarps)
       } else if (bp <= ~0ull / 2 && bp * 2 == bq) {
         const unsigned ly = s.length[2 * q];
         const PartCodes& y = s.codes[2 * q];
-        const unsigned c = gpu::lcs(masks[warp][1], 1, 0, y, ly, lx[1]);
+        const unsigned c = gpu::lcs(masks[warp][1], 1, 0, y, ly, lx[1], lx[1] <= 32);
         score = gpu::part_score(lx[1], ly, c, bq, threshold, masks[warp][1], 1, 0, y);
       }
       if (score > 0 && score >= static_cast<unsigned>(threshold)) {
