@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The two-GPU call this session could not make (the kind was not lent), for the next one:
+# bench/distributed.sh's dedup and dedup-every jobs twice
 # (a million hashes: the index, and every pair scored under --memory-budget 1G, on one
 # GPU, cuda:all and mpirun -np 2; outputs compared byte for byte).
 set -u
