@@ -89,8 +89,7 @@ __device__ __forceinline__ void lcs_of_width(const std::uint64_t* mask, int stri
     for (int k = 0; k < 16; ++k) {
 #pragma unroll
       for (int w = 0; w < Ways; ++w) {
-        const std::uint64_t* at = mask + ((packed[w][k / 4] >> (k % 4 * 8)) & 0xff) * stride + t;
-        const Word m = *reinterpret_cast<const Word*>(at);  // (little-endian: a narrow read is the low half)
+        const Word m = static_cast<Word>(mask[((packed[w][k / 4] >> (k % 4 * 8)) & 0xff) * stride + t]);
         const Word u = v[w] & m;
         v[w] = (v[w] + u) | (v[w] - u);
       }
