@@ -40,6 +40,7 @@
 
 #include "dedup/edit_distance.hpp"
 #include "dedup/match_gpu.hpp"
+#include "dedup/sorted_runs.hpp"
 #include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/device.hpp"
@@ -232,8 +233,7 @@ nlohmann::json bench_every_pair_shares(const std::vector<std::string>& base, std
                mine.size());
     together.insert(together.end(), mine.begin(), mine.end());
   }
-  std::sort(together.begin(), together.end(),
-            [](const dedup::Match& p, const dedup::Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  std::sort(together.begin(), together.end(), dedup::by_pair);
   r["shares_equal_whole"] = together == whole;
   r["bound_speedup"] = r["whole"]["wall_s"].get<double>() / slowest;
   fmt::print(stderr, "bench: the shares together equal the whole: {}; the slowest share bounds {} GPUs at {:.3f}x\n",

@@ -20,6 +20,7 @@
 
 #include "dedup/compatible.hpp"
 #include "dedup/run_ends.hpp"
+#include "dedup/sorted_runs.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/error.hpp"
 #include "simkit/progress.hpp"
@@ -167,7 +168,7 @@ MatchList match_all(const std::vector<ctph::Prepared>& signatures, int threshold
   for (const auto& part : scratch) total += part.found.size();
   all.reserve(total);
   for (auto& part : scratch) all.insert(all.end(), part.found.begin(), part.found.end());
-  tbb::parallel_sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  tbb::parallel_sort(all.begin(), all.end(), by_pair);
   return all;
 }
 

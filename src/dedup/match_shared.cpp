@@ -20,9 +20,6 @@ namespace simkit::dedup {
 
 namespace {
 
-std::uint64_t key(const Match& m) { return std::uint64_t{m.a} << 32 | m.b; }
-bool by_pair(const Match& p, const Match& q) { return key(p) < key(q); }
-
 // Sorted parts merged into `to`: pairwise, round after round, through buffers of their
 // own (streaming merges, where a heap of eight parts cost four times as much).
 void merge_parts(std::vector<std::span<const Match>> parts, Match* to) {

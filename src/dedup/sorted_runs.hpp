@@ -3,11 +3,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "simkit/dedup.hpp"
 
 namespace simkit::dedup {
+
+// The answers' order: by a, then b (one 64-bit comparison).
+inline bool by_pair(const Match& p, const Match& q) {
+  return (std::uint64_t{p.a} << 32 | p.b) < (std::uint64_t{q.a} << 32 | q.b);
+}
 
 // Every worker's runs as one list of runs.
 std::vector<MatchList> flatten(std::vector<std::vector<MatchList>> runs);

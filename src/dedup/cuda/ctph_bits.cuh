@@ -20,6 +20,7 @@
 
 #include "core/prefault.hpp"
 #include "dedup/ctph_score.hpp"
+#include "dedup/sorted_runs.hpp"
 #include "simkit/ctph.hpp"
 #include "simkit/dedup.hpp"
 #include "simkit/uninitialized_allocator.hpp"
@@ -202,7 +203,7 @@ inline MatchList sorted_matches(const std::vector<DeviceMatch>& found) {
   MatchList all(found.size());
   std::transform(found.begin(), found.end(), all.begin(),
                  [](const DeviceMatch& m) { return Match{m.a, m.b, static_cast<int>(m.score)}; });
-  tbb::parallel_sort(all.begin(), all.end(), [](const Match& p, const Match& q) { return p.a != q.a ? p.a < q.a : p.b < q.b; });
+  tbb::parallel_sort(all.begin(), all.end(), by_pair);
   return all;
 }
 

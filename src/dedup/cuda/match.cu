@@ -30,7 +30,8 @@ namespace {
 constexpr int kTile = 64;    // x signatures a block, one a thread
 constexpr int kChunk = 512;  // y signatures a block streams
 // y signatures a thread meets at once (gpu::lcs): 2 took 34.6 s of device time for every
-// pair of a million hashes on an H200, 1 took 36.2 s and 4 took 49.1 s (its registers).
+// pair of a million hashes on an H200, 1 took 36.2 s and 4 took 49.1 s (calls 165-167 of
+// bench/results/dedup.md; why four is slower was not profiled).
 constexpr int kWays = 2;
 constexpr std::size_t kFewestHeld = std::size_t{1} << 18;  // matches a launch may always hold (3 MiB)
 
